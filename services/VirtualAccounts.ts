@@ -1,0 +1,205 @@
+import { SqlClient } from "@effect/sql"
+import { Data, Effect } from "effect"
+import * as crypto from "node:crypto"
+import type { Mode } from "../src/Config.js"
+import { newId } from "../src/domain/Ids.js"
+import { deficitKobo, overpaymentKobo, paymentStateOf } from "../src/domain/Reconciliation.js"
+import type { CreateVirtualAccount, VirtualAccount } from "../src/http/groups/VirtualAccountsApi.js"
+import { BadGateway, Conflict, notFound } from "../src/http/Problem.js"
+import { clampTake } from "../src/http/Schemas.js"
+import { BankProvider } from "./provider/BankProvider.js"
+import { Tenants } from "./Tenants.js"
+
+/** A provisioning attempt older than this with no result is taken over by a retry (the first caller crashed). */
+const PROVISIONING_LEASE_SECONDS = 30
+
+export interface VirtualAccountRow {
+  readonly id: string
+  readonly tenantId: string
+  readonly mode: Mode
+  readonly accountRef: string
+  readonly customerId: string
+  readonly requestFingerprint: string
+  readonly status: "Provisioning" | "Active"
+  readonly leaseExpired: boolean
+  readonly nuban: string | null
+  readonly bankCode: string | null
+  readonly bankName: string | null
+  readonly accountName: string | null
+  readonly name: string
+  readonly email: string | null
+  readonly phone: string | null
+  readonly expectedAmountKobo: number | null
+  readonly expiryDateUtc: Date | null
+  readonly subMerchantRef: string | null
+  readonly amountPaidKobo: number
+  readonly firstActivityAt: Date | null
+  readonly createdAt: Date
+}
+
+export const toVirtualAccount = (r: VirtualAccountRow): VirtualAccount => {
+  const figures = { expectedAmountKobo: r.expectedAmountKobo, amountPaidKobo: r.amountPaidKobo }
+  return {
+    accountRef: r.accountRef,
+    nuban: r.nuban ?? "",
+    bankName: r.bankName ?? "",
+    bankCode: r.bankCode ?? "",
+    accountName: r.accountName ?? "",
+    name: r.name,
+    email: r.email,
+    phone: r.phone,
+    expectedAmountKobo: r.expectedAmountKobo,
+    expiryDateUtc: r.expiryDateUtc?.toISOString() ?? null,
+    subMerchantRef: r.subMerchantRef,
+    amountPaidKobo: r.amountPaidKobo,
+    deficit: deficitKobo(figures),
+    overpayment: overpaymentKobo(figures),
+    paymentState: paymentStateOf(figures),
+    mode: r.mode,
+    createdAt: r.createdAt.toISOString()
+  }
+}
+
+/** Everything that defines the account: the same accountRef with other values is a different request. */
+const fingerprintOf = (input: CreateVirtualAccount) =>
+  crypto
+    .createHash("sha256")
+    .update(JSON.stringify([
+      input.name, input.email ?? null, input.phone ?? null, input.expectedAmountKobo ?? null,
+      input.expiryDateUtc ? new Date(input.expiryDateUtc).toISOString() : null, input.subMerchantRef ?? null
+    ]))
+    .digest("hex")
+
+class LostInsertRace extends Data.TaggedError("LostInsertRace") {}
+
+const reused = (accountRef: string) =>
+  new Conflict({ code: "reference_reused", message: `accountRef ${JSON.stringify(accountRef)} already names a virtual account with different details.` })
+const inProgress = (accountRef: string) =>
+  new Conflict({ code: "request_in_progress", message: `A request for accountRef ${JSON.stringify(accountRef)} is still in flight; retry shortly.` })
+
+export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("services/VirtualAccounts", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const provider = yield* BankProvider
+    const tenants = yield* Tenants
+
+    const selectRows = (where: SqlClientFragment) => sql<VirtualAccountRow>`
+      SELECT va.id, va.tenant_id, va.mode, va.account_ref, va.customer_id, va.request_fingerprint, va.status,
+        va.provisioning_started_at < now() - make_interval(secs => ${PROVISIONING_LEASE_SECONDS}) AS lease_expired,
+        va.nuban, va.bank_code, va.bank_name, va.account_name, c.name, c.email, c.phone, va.expected_amount_kobo,
+        va.expiry_date_utc, va.sub_merchant_ref, va.amount_paid_kobo, va.first_activity_at, va.created_at
+      FROM virtual_accounts va JOIN customers c ON c.id = va.customer_id
+      WHERE ${where}`
+    type SqlClientFragment = ReturnType<typeof sql.and>
+
+    const findByRef = (tenantId: string, mode: Mode, accountRef: string, lock = false) =>
+      sql<VirtualAccountRow>`${selectRows(sql.and([sql`va.tenant_id = ${tenantId}`, sql`va.mode = ${mode}`, sql`va.account_ref = ${accountRef}`]))}
+        ${lock ? sql`FOR UPDATE OF va` : sql``}`.pipe(Effect.map((rows) => rows[0]))
+
+    /** Claims the accountRef: inserts a Provisioning row, or decides what an existing one means. */
+    const claim = (tenantId: string, mode: Mode, input: CreateVirtualAccount, fingerprint: string) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const existing = yield* findByRef(tenantId, mode, input.accountRef, true)
+          if (existing) {
+            if (existing.requestFingerprint !== fingerprint) return yield* reused(input.accountRef)
+            if (existing.status === "Active") return { kind: "existing" as const, row: existing }
+            if (!existing.leaseExpired) return yield* inProgress(input.accountRef)
+            yield* sql`UPDATE virtual_accounts SET provisioning_started_at = now() WHERE id = ${existing.id}`
+            return { kind: "claimed" as const, id: existing.id }
+          }
+          const customerId = yield* upsertCustomer(tenantId, mode, input)
+          const id = newId("va")
+          const inserted = yield* sql`
+            INSERT INTO virtual_accounts ${sql.insert({
+              id, tenantId, mode, accountRef: input.accountRef, customerId, requestFingerprint: fingerprint,
+              status: "Provisioning", provider: provider.name,
+              expectedAmountKobo: input.expectedAmountKobo ?? null,
+              expiryDateUtc: input.expiryDateUtc ? new Date(input.expiryDateUtc) : null,
+              subMerchantRef: input.subMerchantRef ?? null
+            })}
+            ON CONFLICT (tenant_id, mode, account_ref) DO NOTHING RETURNING id`
+          if (inserted.length === 0) return yield* new LostInsertRace()
+          return { kind: "claimed" as const, id }
+        })
+      )
+
+    const upsertCustomer = (tenantId: string, mode: Mode, input: CreateVirtualAccount) =>
+      Effect.gen(function* () {
+        const row = { id: newId("cus"), tenantId, mode, name: input.name, email: input.email ?? null, phone: input.phone ?? null }
+        const rows = input.email
+          ? yield* sql<{ id: string }>`INSERT INTO customers ${sql.insert(row)}
+              ON CONFLICT (tenant_id, mode, lower(email)) WHERE email IS NOT NULL
+              DO UPDATE SET name = EXCLUDED.name, phone = COALESCE(EXCLUDED.phone, customers.phone) RETURNING id`
+          : yield* sql<{ id: string }>`INSERT INTO customers ${sql.insert(row)} RETURNING id`
+        return rows[0]!.id
+      })
+
+    const create = Effect.fn("VirtualAccounts.create")(function* (tenantId: string, mode: Mode, input: CreateVirtualAccount) {
+      if (mode === "live") yield* tenants.requireApproved(tenantId, "Provisioning a live virtual account")
+      const fingerprint = fingerprintOf(input)
+      const claimed = yield* claim(tenantId, mode, input, fingerprint).pipe(
+        Effect.catchTag("LostInsertRace", () => claim(tenantId, mode, input, fingerprint)),
+        Effect.catchTag("LostInsertRace", () => Effect.fail(inProgress(input.accountRef))),
+        Effect.catchTag("SqlError", Effect.die)
+      )
+      if (claimed.kind === "existing") return { created: false, account: toVirtualAccount(claimed.row) }
+
+      const credentials = yield* tenants.providerFor(tenantId, mode)
+      const provisioned = yield* provider
+        .createVirtualAccount({ merchantId: credentials.merchantId, mode, accountRef: input.accountRef, customerName: input.name })
+        .pipe(
+          Effect.tapError((e) =>
+            Effect.logWarning("virtual account provisioning failed at the provider", { accountRef: input.accountRef, reason: e.reason }).pipe(
+              // Release the claim so the caller's retry with the same accountRef provisions at once.
+              Effect.zipRight(sql`UPDATE virtual_accounts SET provisioning_started_at = 'epoch' WHERE id = ${claimed.id}`.pipe(Effect.orDie))
+            )
+          ),
+          Effect.mapError(() => new BadGateway({ code: "provider_unavailable", message: "The bank provider could not provision the account. Retry with the same accountRef; it is safe." }))
+        )
+      yield* sql`
+        UPDATE virtual_accounts SET status = 'Active', nuban = ${provisioned.nuban}, bank_code = ${provisioned.bankCode},
+          bank_name = ${provisioned.bankName}, account_name = ${provisioned.accountName}
+        WHERE id = ${claimed.id}`.pipe(Effect.orDie)
+      const row = yield* findByRef(tenantId, mode, input.accountRef).pipe(Effect.orDie)
+      return { created: true, account: toVirtualAccount(row!) }
+    })
+
+    const get = Effect.fn("VirtualAccounts.get")(function* (tenantId: string, mode: Mode, accountRef: string) {
+      const row = yield* findByRef(tenantId, mode, accountRef).pipe(Effect.orDie)
+      if (!row || row.status !== "Active") return yield* notFound("virtual account", accountRef)
+      return toVirtualAccount(row)
+    })
+
+    const list = Effect.fn("VirtualAccounts.list")(function* (
+      tenantId: string,
+      mode: Mode,
+      params: { subMerchantRef?: string | undefined; take?: number | undefined }
+    ) {
+      const rows = yield* sql<VirtualAccountRow>`${selectRows(sql.and([
+        sql`va.tenant_id = ${tenantId}`,
+        sql`va.mode = ${mode}`,
+        sql`va.status = 'Active'`,
+        ...(params.subMerchantRef !== undefined ? [sql`va.sub_merchant_ref = ${params.subMerchantRef}`] : [])
+      ]))} ORDER BY va.created_at DESC, va.id DESC LIMIT ${clampTake(params.take)}`.pipe(Effect.orDie)
+      return rows.map(toVirtualAccount)
+    })
+
+    const remove = Effect.fn("VirtualAccounts.remove")(function* (tenantId: string, mode: Mode, accountRef: string) {
+      yield* sql.withTransaction(
+        Effect.gen(function* () {
+          const row = yield* findByRef(tenantId, mode, accountRef, true)
+          if (!row || row.status !== "Active") return yield* notFound("virtual account", accountRef)
+          if (row.firstActivityAt !== null || row.amountPaidKobo !== 0) {
+            return yield* new Conflict({ code: "account_has_activity", message: `Virtual account ${JSON.stringify(accountRef)} has payment activity and cannot be deleted.` })
+          }
+          yield* sql`DELETE FROM virtual_accounts WHERE id = ${row.id}`
+          yield* sql`DELETE FROM customers c WHERE c.id = ${row.customerId}
+            AND NOT EXISTS (SELECT 1 FROM virtual_accounts v WHERE v.customer_id = c.id)`
+        })
+      ).pipe(Effect.catchTag("SqlError", Effect.die))
+    })
+
+    return { create, get, list, remove } as const
+  })
+}) {}

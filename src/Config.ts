@@ -1,0 +1,68 @@
+import { Config, ConfigError, Effect, Either, LogLevel, Option, Redacted } from "effect"
+
+export type Mode = "test" | "live"
+
+export interface AppConfig {
+  readonly port: number
+  readonly host: string
+  /** None: the embedded Postgres under DATA_DIR. */
+  readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
+  /** None: the in-process bus. */
+  readonly natsUrl: Option.Option<string>
+  /** Prefixes stream names and subjects so several deployments (or test runs) can share one NATS. */
+  readonly natsPrefix: string
+  readonly dataDir: string
+  /** None: generated and kept under DATA_DIR. */
+  readonly tokenSigningKey: Option.Option<Redacted.Redacted<string>>
+  /** None: generated and kept under DATA_DIR. Encrypts secrets we must be able to read back (webhook secrets). */
+  readonly dataEncryptionKey: Option.Option<Redacted.Redacted<string>>
+  readonly logLevel: LogLevel.LogLevel
+  readonly webhookAllowInsecureTargets: boolean
+  readonly webhookRetryDelaysMs: ReadonlyArray<number>
+  readonly dbPoolSize: number
+}
+
+const emptyAsNone = (c: Config.Config<Option.Option<string>>) =>
+  c.pipe(Config.map(Option.filter((s) => s.trim() !== "")))
+
+const delaysMs = Config.string("WEBHOOK_RETRY_DELAYS_MS").pipe(
+  Config.withDefault("5000,300000,1800000,7200000,18000000,36000000,36000000"),
+  Config.mapOrFail((raw) => {
+    const parts = raw.split(",").map((p) => p.trim()).filter((p) => p !== "")
+    const nums = parts.map(Number)
+    return nums.length > 0 && nums.every((n) => Number.isSafeInteger(n) && n >= 0)
+      ? Either.right(nums)
+      : Either.left(ConfigError.InvalidData([], `WEBHOOK_RETRY_DELAYS_MS must be a comma list of non-negative integer milliseconds, got ${JSON.stringify(raw)}`))
+  })
+)
+
+const flag = (name: string) =>
+  Config.string(name).pipe(
+    Config.withDefault(""),
+    Config.mapOrFail((raw) => {
+      const v = raw.trim().toLowerCase()
+      if (["", "0", "false", "no", "off"].includes(v)) return Either.right(false)
+      if (["1", "true", "yes", "on"].includes(v)) return Either.right(true)
+      return Either.left(ConfigError.InvalidData([], `${name} must be 1 or 0, got ${JSON.stringify(raw)}`))
+    })
+  )
+
+export const appConfig: Config.Config<AppConfig> = Config.all({
+  port: Config.port("PORT").pipe(Config.withDefault(8080)),
+  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+  databaseUrl: emptyAsNone(Config.option(Config.string("DATABASE_URL"))).pipe(Config.map(Option.map(Redacted.make))),
+  natsUrl: emptyAsNone(Config.option(Config.string("NATS_URL"))),
+  natsPrefix: Config.string("NATS_PREFIX").pipe(
+    Config.withDefault(""),
+    Config.validate({ message: "NATS_PREFIX may hold only letters, digits, '_' and '-', and end with '.'", validation: (s) => s === "" || /^[A-Za-z0-9_-]+\.$/.test(s) })
+  ),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data")),
+  tokenSigningKey: emptyAsNone(Config.option(Config.string("TOKEN_SIGNING_KEY"))).pipe(Config.map(Option.map(Redacted.make))),
+  dataEncryptionKey: emptyAsNone(Config.option(Config.string("DATA_ENCRYPTION_KEY"))).pipe(Config.map(Option.map(Redacted.make))),
+  logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
+  webhookAllowInsecureTargets: flag("WEBHOOK_ALLOW_INSECURE_TARGETS"),
+  webhookRetryDelaysMs: delaysMs,
+  dbPoolSize: Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10), Config.validate({ message: "DB_POOL_SIZE must be 1..100", validation: (n) => n >= 1 && n <= 100 }))
+})
+
+export class AppConfigTag extends Effect.Tag("src/AppConfig")<AppConfigTag, AppConfig>() {}

@@ -1,0 +1,14 @@
+import { Layer } from "effect"
+import { ApiKeys } from "../services/ApiKeys.js"
+import { KeysLayer } from "../services/Keys.js"
+import { SandboxProviderLive } from "../services/provider/SandboxProvider.js"
+import { Tenants } from "../services/Tenants.js"
+import { Tokens } from "../services/Tokens.js"
+import { Users } from "../services/Users.js"
+import { VirtualAccounts } from "../services/VirtualAccounts.js"
+
+/** Every domain service, given AppConfig and a migrated SqlClient. */
+export const ServicesLive = Layer.mergeAll(Users.Default, ApiKeys.Default, VirtualAccounts.Default).pipe(
+  Layer.provideMerge(Layer.mergeAll(Tenants.Default, Tokens.Default, SandboxProviderLive)),
+  Layer.provideMerge(KeysLayer)
+)

@@ -1,0 +1,137 @@
+import { HttpApiSchema, HttpApp, HttpIncomingMessage, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Option, Schema } from "effect"
+import * as FileSystem from "@effect/platform/FileSystem"
+
+export const PROBLEM_JSON = "application/problem+json"
+export const MAX_BODY_BYTES = 1024 * 1024
+
+const FieldError = Schema.Struct({ path: Schema.String, message: Schema.String })
+
+/** The wire body of every error: RFC 9457 plus a stable snake_case `code` and a `message`. */
+export const ProblemDetails = Schema.Struct({
+  type: Schema.String,
+  title: Schema.String,
+  status: Schema.Int,
+  code: Schema.String,
+  message: Schema.String,
+  instance: Schema.optional(Schema.String),
+  errors: Schema.optional(Schema.Array(FieldError))
+}).annotations({ identifier: "ProblemDetails" })
+
+const problemFields = {
+  code: Schema.String,
+  message: Schema.String,
+  errors: Schema.optional(Schema.Array(FieldError))
+}
+const problem = <A>(status: number, title: string): Schema.Annotations.Schema<A> => ({
+  ...HttpApiSchema.annotations<A>({ status, title }),
+  [HttpApiSchema.AnnotationEncoding]: { kind: "Json", contentType: PROBLEM_JSON } satisfies HttpApiSchema.Encoding
+})
+
+// One class per status; the `code` says which case it is. A code is never reused across statuses.
+export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", problemFields, problem(400, "Bad Request")) {}
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", problemFields, problem(401, "Unauthorized")) {}
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", problemFields, problem(403, "Forbidden")) {}
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", problemFields, problem(404, "Not Found")) {}
+export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", problemFields, problem(409, "Conflict")) {}
+export class Unprocessable extends Schema.TaggedError<Unprocessable>()("Unprocessable", problemFields, problem(422, "Unprocessable Content")) {}
+export class NotImplemented extends Schema.TaggedError<NotImplemented>()("NotImplemented", problemFields, problem(501, "Not Implemented")) {}
+export class BadGateway extends Schema.TaggedError<BadGateway>()("BadGateway", problemFields, problem(502, "Bad Gateway")) {}
+export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", problemFields, problem(503, "Service Unavailable")) {}
+
+export const notFound = (what: string, id: string) =>
+  new NotFound({ code: `${what.replace(/ /g, "_")}_not_found`, message: `No ${what} ${JSON.stringify(id)} in this tenant and mode.` })
+
+const TITLES: Record<number, string> = {
+  400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
+  409: "Conflict", 413: "Content Too Large", 415: "Unsupported Media Type", 422: "Unprocessable Content",
+  429: "Too Many Requests", 500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable"
+}
+const DEFAULT_CODES: Record<number, [string, string]> = {
+  400: ["malformed_request", "The request body could not be read: send valid JSON (at most 1 MiB) with content-type application/json."],
+  401: ["unauthorized", "A valid bearer token is required."],
+  403: ["forbidden", "This caller may not do this."],
+  404: ["route_not_found", "No such route."],
+  405: ["method_not_allowed", "This method is not allowed on this route."],
+  500: ["internal_error", "Something went wrong on our side; it has been logged. Retrying with the same reference is safe."]
+}
+
+interface Issue { readonly path?: ReadonlyArray<unknown>; readonly message?: string }
+const issuePath = (i: Issue) => (i.path ?? []).map(String).join(".") || "body"
+
+const fromBody = (status: number, body: Record<string, unknown> | undefined, req: HttpServerRequest.HttpServerRequest) => {
+  const fallback = DEFAULT_CODES[status] ?? [`http_${status}`, TITLES[status] ?? "Error"]
+  if (body?._tag === "HttpApiDecodeError" && Array.isArray(body.issues)) {
+    // An optional field's union reports "Expected undefined" beside the real complaint; keep the first issue per path.
+    const seen = new Set<string>()
+    const errors = (body.issues as Array<Issue>)
+      .map((i) => ({ path: issuePath(i), message: i.message ?? "is invalid" }))
+      .filter((e) => !seen.has(e.path) && seen.add(e.path) !== undefined)
+    const message = errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join("; ")
+    return { code: "validation_failed", message: `Invalid request. ${message}`, errors }
+  }
+  if (typeof body?.code === "string" && typeof body?.message === "string") {
+    return { code: body.code, message: body.message, ...(Array.isArray(body.errors) ? { errors: body.errors } : {}) }
+  }
+  if (status === 404) return { code: fallback[0], message: `No route for ${req.method} ${req.url.split("?")[0]}.` }
+  return { code: fallback[0], message: fallback[1] }
+}
+
+/** Runs just before every response is written, so built-in 400/404/500s come out as problem documents too. */
+const rewriteToProblem: HttpApp.PreResponseHandler = (req, res) => {
+  if (res.status < 400) return Effect.succeed(res)
+  let body: Record<string, unknown> | undefined
+  if (res.body._tag === "Uint8Array") {
+    try {
+      body = JSON.parse(new TextDecoder().decode(res.body.body))
+    } catch {
+      body = undefined
+    }
+  }
+  const problemBody = {
+    type: "about:blank",
+    title: TITLES[res.status] ?? "Error",
+    status: res.status,
+    ...fromBody(res.status, body, req),
+    instance: req.url.split("?")[0]
+  }
+  problemBody.type = `urn:collections:problem:${problemBody.code}`
+  return Effect.succeed(
+    HttpServerResponse.unsafeJson(problemBody, { status: res.status, contentType: PROBLEM_JSON, headers: res.headers })
+  )
+}
+
+/** Global middleware: problem documents for every error, and a bounded request body. */
+export const problemDetails = HttpMiddleware.make((app) =>
+  Effect.zipRight(
+    HttpApp.appendPreResponseHandler(rewriteToProblem),
+    HttpIncomingMessage.withMaxBodySize(app, Option.some(FileSystem.Size(MAX_BODY_BYTES)))
+  )
+)
+
+type Spec = Record<string, any>
+/** The OpenAPI generator documents built-in errors as application/json; document them as problem+json. */
+export const patchProblemJson = (spec: Spec): Spec => {
+  for (const path of Object.values(spec.paths ?? {}) as Array<Spec>) {
+    for (const op of Object.values(path) as Array<Spec>) {
+      for (const [status, response] of Object.entries(op?.responses ?? {}) as Array<[string, Spec]>) {
+        if (Number(status) < 400 || !response.content) continue
+        response.content = { [PROBLEM_JSON]: { schema: { $ref: "#/components/schemas/ProblemDetails" } } }
+      }
+    }
+  }
+  spec.components = spec.components ?? {}
+  spec.components.schemas = { ...spec.components.schemas, ProblemDetails: problemDetailsJsonSchema }
+  return spec
+}
+
+const problemDetailsJsonSchema = {
+  type: "object",
+  required: ["type", "title", "status", "code", "message"],
+  properties: {
+    type: { type: "string" }, title: { type: "string" }, status: { type: "integer" },
+    code: { type: "string", description: "Stable snake_case error code." },
+    message: { type: "string" }, instance: { type: "string" },
+    errors: { type: "array", items: { type: "object", properties: { path: { type: "string" }, message: { type: "string" } } } }
+  }
+}

@@ -1,0 +1,17 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Schema } from "effect"
+
+export const TokenResponse = Schema.Struct({
+  accessToken: Schema.String,
+  tokenType: Schema.Literal("Bearer"),
+  expiresIn: Schema.Int
+}).annotations({ identifier: "TokenResponse" })
+
+export const TokenRequest = Schema.Struct({
+  clientId: Schema.String.pipe(Schema.minLength(1, { message: () => "clientId is required" })),
+  clientSecret: Schema.String.pipe(Schema.minLength(1, { message: () => "clientSecret is required" }))
+})
+
+export class AuthApi extends HttpApiGroup.make("auth")
+  .add(HttpApiEndpoint.post("token", "/api/v1/auth/token").setPayload(TokenRequest).addSuccess(TokenResponse))
+{}

@@ -1,0 +1,92 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+import { Authentication } from "../Security.js"
+import { ModeSchema, NonEmpty, listOf } from "../Schemas.js"
+import { TokenResponse } from "./AuthApi.js"
+
+const Email = Schema.Trim.pipe(
+  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "email must be an e-mail address" }),
+  Schema.maxLength(254)
+)
+const Password = Schema.String.pipe(
+  Schema.minLength(10, { message: () => "password must be at least 10 characters" }),
+  Schema.maxLength(200, { message: () => "password must be at most 200 characters" })
+)
+const Role = Schema.Literal("Owner", "Admin", "Member")
+export const UserView = Schema.Struct({ id: Schema.String, email: Schema.String, role: Role })
+const OnboardingStatus = Schema.Literal("NotStarted", "Submitted", "Approved", "Rejected")
+
+export const SignupResponse = Schema.Struct({
+  tenantId: Schema.String,
+  user: UserView,
+  accessToken: Schema.String,
+  tokenType: Schema.Literal("Bearer"),
+  expiresIn: Schema.Int
+})
+export const MeResponse = Schema.Struct({
+  tenant: Schema.Struct({ id: Schema.String, name: Schema.String, onboardingStatus: OnboardingStatus }),
+  user: UserView,
+  mode: ModeSchema
+})
+export const OnboardingRequest = Schema.Struct({
+  legalName: Schema.optional(NonEmpty("legalName")),
+  rcNumber: Schema.optional(NonEmpty("rcNumber", 40)),
+  address: Schema.optional(NonEmpty("address", 500)),
+  contactPhone: Schema.optional(NonEmpty("contactPhone", 40)),
+  website: Schema.optional(NonEmpty("website", 300))
+})
+export const ApiKeyView = Schema.Struct({
+  id: Schema.String,
+  mode: ModeSchema,
+  clientId: Schema.String,
+  createdAt: Schema.String,
+  revokedAt: Schema.NullOr(Schema.String)
+})
+export const ApiKeyCreated = Schema.Struct({ id: Schema.String, mode: ModeSchema, clientId: Schema.String, clientSecret: Schema.String })
+export const ProviderView = Schema.Struct({
+  mode: ModeSchema,
+  provider: Schema.String,
+  merchantId: Schema.String,
+  webhookSecret: Schema.String,
+  receiverPath: Schema.String,
+  signatureHeader: Schema.String,
+  canonicalString: Schema.String
+})
+const keyId = HttpApiSchema.param("id", Schema.String)
+
+export class DashboardPublicApi extends HttpApiGroup.make("dashboardPublic")
+  .add(
+    HttpApiEndpoint.post("signup", "/api/v1/dashboard/signup")
+      .setPayload(Schema.Struct({ businessName: NonEmpty("businessName"), email: Email, password: Password }))
+      .addSuccess(SignupResponse, { status: 201 })
+  )
+  .add(
+    HttpApiEndpoint.post("login", "/api/v1/dashboard/login")
+      .setPayload(Schema.Struct({ email: Email, password: Schema.String, mode: Schema.optional(ModeSchema) }))
+      .addSuccess(TokenResponse)
+  )
+{}
+
+export class DashboardApi extends HttpApiGroup.make("dashboard")
+  .add(HttpApiEndpoint.get("me", "/api/v1/dashboard/me").addSuccess(MeResponse))
+  .add(
+    HttpApiEndpoint.post("onboarding", "/api/v1/dashboard/onboarding")
+      .setPayload(OnboardingRequest)
+      .addSuccess(Schema.Struct({ onboardingStatus: OnboardingStatus }))
+  )
+  .add(HttpApiEndpoint.get("listUsers", "/api/v1/dashboard/users").addSuccess(listOf(UserView)))
+  .add(
+    HttpApiEndpoint.post("inviteUser", "/api/v1/dashboard/users")
+      .setPayload(Schema.Struct({ email: Email, password: Password, role: Schema.Literal("Admin", "Member") }))
+      .addSuccess(UserView, { status: 201 })
+  )
+  .add(HttpApiEndpoint.get("listApiKeys", "/api/v1/dashboard/api-keys").addSuccess(listOf(ApiKeyView)))
+  .add(
+    HttpApiEndpoint.post("createApiKey", "/api/v1/dashboard/api-keys")
+      .setPayload(Schema.Struct({ mode: ModeSchema }))
+      .addSuccess(ApiKeyCreated, { status: 201 })
+  )
+  .add(HttpApiEndpoint.del("revokeApiKey")`/api/v1/dashboard/api-keys/${keyId}`.addSuccess(HttpApiSchema.NoContent))
+  .add(HttpApiEndpoint.get("provider", "/api/v1/dashboard/provider").addSuccess(ProviderView))
+  .middleware(Authentication)
+{}

@@ -1,0 +1,30 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+import { Kobo } from "../../domain/Money.js"
+import { Authentication } from "../Security.js"
+import { OpenList, OpenObject, TakeParams } from "../Schemas.js"
+
+const id = HttpApiSchema.param("id", Schema.String)
+export const FlowInput = Schema.Struct({
+  name: Schema.String,
+  trigger: Schema.String,
+  actions: Schema.Array(Schema.String),
+  minAmountKobo: Schema.optional(Kobo),
+  minRiskScore: Schema.optional(Schema.Int.pipe(Schema.between(0, 100))),
+  priority: Schema.optional(Schema.Int)
+})
+
+export class FlowsApi extends HttpApiGroup.make("flows")
+  .add(HttpApiEndpoint.get("list", "/api/v1/flows").addSuccess(OpenList))
+  .add(HttpApiEndpoint.post("create", "/api/v1/flows").setPayload(FlowInput).addSuccess(OpenObject, { status: 201 }))
+  .add(HttpApiEndpoint.get("runs", "/api/v1/flows/runs").setUrlParams(TakeParams).addSuccess(OpenList))
+  .add(HttpApiEndpoint.get("get")`/api/v1/flows/${id}`.addSuccess(OpenObject))
+  .add(HttpApiEndpoint.put("replace")`/api/v1/flows/${id}`.setPayload(FlowInput).addSuccess(OpenObject))
+  .add(HttpApiEndpoint.del("delete")`/api/v1/flows/${id}`.addSuccess(HttpApiSchema.NoContent))
+  .add(
+    HttpApiEndpoint.post("setEnabled")`/api/v1/flows/${id}/enabled`
+      .setPayload(Schema.Struct({ enabled: Schema.Boolean }))
+      .addSuccess(OpenObject)
+  )
+  .middleware(Authentication)
+{}

@@ -1,0 +1,26 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Schema } from "effect"
+import { PositiveKobo } from "../../domain/Money.js"
+import { Authentication } from "../Security.js"
+import { NonEmpty, Reference } from "../Schemas.js"
+
+export const ReceiverResult = Schema.Literal("processed", "duplicate", "ignored", "unmatched")
+
+export const SimulateDeposit = Schema.Struct({
+  accountRef: Reference("accountRef", 64),
+  amountKobo: PositiveKobo,
+  senderName: Schema.optional(NonEmpty("senderName", 120)),
+  senderAccountNumber: Schema.optional(Schema.String.pipe(Schema.pattern(/^\d{10}$/, { message: () => "senderAccountNumber must be 10 digits" }))),
+  senderBankCode: Schema.optional(Schema.String.pipe(Schema.pattern(/^\d{3,6}$/, { message: () => "senderBankCode must be 3 to 6 digits" }))),
+  narration: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
+  reversal: Schema.optional(Schema.Boolean)
+})
+
+export class SandboxApi extends HttpApiGroup.make("sandbox")
+  .add(
+    HttpApiEndpoint.post("simulateDeposit", "/api/v1/sandbox/simulate/deposit")
+      .setPayload(SimulateDeposit)
+      .addSuccess(Schema.Struct({ reference: Schema.String, result: ReceiverResult }))
+  )
+  .middleware(Authentication)
+{}

@@ -1,0 +1,69 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+import { Authentication } from "../Security.js"
+import { DateTimeParam, ModeSchema, OpenObject, Take, listOf } from "../Schemas.js"
+
+export const TransactionStatus = Schema.Literal("Completed", "PendingReview", "Rejected", "Reversed")
+export const ReconciliationStatus = Schema.Literal("Exact", "Underpaid", "Overpaid", "Duplicate", "Reversal", "Credited", "Unmatched")
+
+export const RiskReason = Schema.Struct({ code: Schema.String, points: Schema.Int, detail: Schema.String })
+
+export const Transaction = Schema.Struct({
+  reference: Schema.String,
+  accountRef: Schema.NullOr(Schema.String),
+  nuban: Schema.String,
+  amountKobo: Schema.Int,
+  status: TransactionStatus,
+  reconciliationStatus: ReconciliationStatus,
+  riskScore: Schema.Int,
+  riskReasons: Schema.Array(RiskReason),
+  senderName: Schema.NullOr(Schema.String),
+  senderAccountNumber: Schema.NullOr(Schema.String),
+  senderBankCode: Schema.NullOr(Schema.String),
+  narration: Schema.NullOr(Schema.String),
+  paidAt: Schema.String,
+  reconciledAt: Schema.String,
+  reversedReference: Schema.NullOr(Schema.String),
+  review: Schema.NullOr(Schema.Struct({ decision: Schema.Literal("approve", "reject"), note: Schema.NullOr(Schema.String), decidedBy: Schema.String, decidedAt: Schema.String })),
+  mode: ModeSchema
+}).annotations({ identifier: "Transaction" })
+export type Transaction = typeof Transaction.Type
+
+export const TransactionSummary = Schema.Struct({
+  from: Schema.NullOr(Schema.String),
+  to: Schema.NullOr(Schema.String),
+  total: Schema.Struct({ count: Schema.Int, amountKobo: Schema.Int }),
+  successful: Schema.Struct({ count: Schema.Int, amountKobo: Schema.Int }),
+  failed: Schema.Struct({ count: Schema.Int, amountKobo: Schema.Int }),
+  pendingReview: Schema.Struct({ count: Schema.Int, amountKobo: Schema.Int })
+})
+
+const reference = HttpApiSchema.param("reference", Schema.String)
+const Range = { from: Schema.optional(DateTimeParam), to: Schema.optional(DateTimeParam) }
+
+export class TransactionsApi extends HttpApiGroup.make("transactions")
+  .add(
+    HttpApiEndpoint.get("list", "/api/v1/transactions")
+      .setUrlParams(Schema.Struct({
+        ...Range,
+        status: Schema.optional(TransactionStatus),
+        reconciliation: Schema.optional(ReconciliationStatus),
+        accountRef: Schema.optional(Schema.String),
+        take: Schema.optional(Take)
+      }))
+      .addSuccess(listOf(Transaction))
+  )
+  .add(HttpApiEndpoint.get("summary", "/api/v1/transactions/summary").setUrlParams(Schema.Struct(Range)).addSuccess(TransactionSummary))
+  .add(HttpApiEndpoint.get("get")`/api/v1/transactions/${reference}`.addSuccess(Transaction))
+  .add(
+    HttpApiEndpoint.post("refund")`/api/v1/transactions/${reference}/refund`
+      .setPayload(Schema.Struct({ accountNumber: Schema.optional(Schema.String), bankCode: Schema.optional(Schema.String), accountName: Schema.optional(Schema.String) }))
+      .addSuccess(OpenObject)
+  )
+  .add(
+    HttpApiEndpoint.post("review")`/api/v1/transactions/${reference}/review`
+      .setPayload(Schema.Struct({ decision: Schema.Literal("approve", "reject"), note: Schema.optional(Schema.String.pipe(Schema.maxLength(1000))) }))
+      .addSuccess(Transaction)
+  )
+  .middleware(Authentication)
+{}

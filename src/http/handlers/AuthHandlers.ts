@@ -1,0 +1,97 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { ApiKeys } from "../../../services/ApiKeys.js"
+import { Tenants } from "../../../services/Tenants.js"
+import { Users } from "../../../services/Users.js"
+import { Api } from "../Api.js"
+import { requireDashboard, requireOwnerOrAdmin } from "../Security.js"
+import { iso } from "./Respond.js"
+
+export const AuthHandlers = HttpApiBuilder.group(Api, "auth", (h) =>
+  Effect.gen(function* () {
+    const keys = yield* ApiKeys
+    return h.handle("token", ({ payload }) => keys.exchange(payload.clientId, payload.clientSecret))
+  })
+)
+
+export const DashboardPublicHandlers = HttpApiBuilder.group(Api, "dashboardPublic", (h) =>
+  Effect.gen(function* () {
+    const users = yield* Users
+    return h
+      .handle("signup", ({ payload }) => users.signup(payload))
+      .handle("login", ({ payload }) => users.login({ email: payload.email, password: payload.password, mode: payload.mode ?? "live" }))
+  })
+)
+
+export const DashboardHandlers = HttpApiBuilder.group(Api, "dashboard", (h) =>
+  Effect.gen(function* () {
+    const users = yield* Users
+    const tenants = yield* Tenants
+    const keys = yield* ApiKeys
+    return h
+      .handle("me", () =>
+        Effect.gen(function* () {
+          const p = yield* requireDashboard()
+          const tenant = yield* tenants.get(p.tenantId)
+          const user = (yield* users.find(p.tenantId, p.userId!))!
+          return {
+            tenant: { id: tenant.id, name: tenant.name, onboardingStatus: tenant.onboardingStatus },
+            user: { id: user.id, email: user.email, role: user.role },
+            mode: p.mode
+          }
+        })
+      )
+      .handle("onboarding", ({ payload }) =>
+        Effect.gen(function* () {
+          const p = yield* requireOwnerOrAdmin
+          const tenant = yield* tenants.get(p.tenantId)
+          if (tenant.onboardingStatus === "Approved") return { onboardingStatus: tenant.onboardingStatus }
+          yield* tenants.setOnboarding(p.tenantId, "Submitted", payload)
+          yield* tenants.audit({ tenantId: p.tenantId, mode: null, actor: `user:${p.userId}`, action: "onboarding.submitted", subject: p.tenantId, details: payload })
+          return { onboardingStatus: "Submitted" as const }
+        })
+      )
+      .handle("listUsers", () =>
+        Effect.gen(function* () {
+          const p = yield* requireDashboard()
+          const rows = yield* users.list(p.tenantId)
+          return { data: rows.map((u) => ({ id: u.id, email: u.email, role: u.role })) }
+        })
+      )
+      .handle("inviteUser", ({ payload }) =>
+        Effect.gen(function* () {
+          const p = yield* requireOwnerOrAdmin
+          const u = yield* users.invite(p.tenantId, payload)
+          return { id: u.id, email: u.email, role: u.role }
+        })
+      )
+      .handle("listApiKeys", () =>
+        Effect.gen(function* () {
+          const p = yield* requireOwnerOrAdmin
+          const rows = yield* keys.list(p.tenantId)
+          return { data: rows.map((k) => ({ id: k.id, mode: k.mode, clientId: k.clientId, createdAt: k.createdAt.toISOString(), revokedAt: iso(k.revokedAt) })) }
+        })
+      )
+      .handle("createApiKey", ({ payload }) =>
+        Effect.flatMap(requireOwnerOrAdmin, (p) => keys.create(p.tenantId, payload.mode))
+      )
+      .handle("revokeApiKey", ({ path }) =>
+        Effect.flatMap(requireOwnerOrAdmin, (p) => keys.revoke(p.tenantId, path.id))
+      )
+      .handle("provider", () =>
+        Effect.gen(function* () {
+          const p = yield* requireOwnerOrAdmin
+          const c = yield* tenants.providerFor(p.tenantId, p.mode)
+          return {
+            mode: c.mode,
+            provider: c.provider,
+            merchantId: c.merchantId,
+            webhookSecret: c.webhookSecret,
+            receiverPath: `/webhooks/${c.provider}`,
+            signatureHeader: "X-Sandbox-Signature",
+            canonicalString: "event|merchantId|sessionId|accountNumber|amountKobo|paidAt"
+          }
+        })
+      )
+  })
+)

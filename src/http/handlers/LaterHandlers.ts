@@ -1,0 +1,44 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Api } from "../Api.js"
+import { notYet } from "./Respond.js"
+
+// Groups whose issues have not landed yet answer 501 problem+json with code not_implemented.
+
+export const TransfersHandlers = HttpApiBuilder.group(Api, "transfers", (h) =>
+  h.handle("list", notYet("Transfers")).handle("banks", notYet("The bank list")).handle("lookup", notYet("Name enquiry"))
+    .handle("create", notYet("Transfers")).handle("get", notYet("Transfers")))
+
+export const RulesHandlers = HttpApiBuilder.group(Api, "rules", (h) =>
+  h.handle("list", notYet("Money rules")).handle("create", notYet("Money rules")).handle("delete", notYet("Money rules")))
+
+export const FlowsHandlers = HttpApiBuilder.group(Api, "flows", (h) =>
+  h.handle("list", notYet("Payment flows")).handle("create", notYet("Payment flows")).handle("runs", notYet("Payment flows"))
+    .handle("get", notYet("Payment flows")).handle("replace", notYet("Payment flows")).handle("delete", notYet("Payment flows"))
+    .handle("setEnabled", notYet("Payment flows")))
+
+export const SubMerchantsHandlers = HttpApiBuilder.group(Api, "subMerchants", (h) =>
+  h.handle("list", notYet("Sub-merchants")).handle("create", notYet("Sub-merchants")).handle("setPayout", notYet("Sub-merchants"))
+    .handle("balance", notYet("Sub-merchants")))
+
+export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (h) => h.handle("createSession", notYet("Live checkout")))
+
+export const CheckoutPublicHandlers = HttpApiBuilder.group(Api, "checkoutPublic", (h) =>
+  h.handle("snapshot", notYet("Live checkout")).handle("snapshotShort", notYet("Live checkout")).handle("stream", notYet("Live checkout")))
+
+export const InsightsHandlers = HttpApiBuilder.group(Api, "insights", (h) =>
+  h.handle("overview", notYet("Insights")).handle("aging", notYet("Insights")).handle("forecast", notYet("Insights"))
+    .handle("customers", notYet("Insights")))
+
+export const BillingHandlers = HttpApiBuilder.group(Api, "billing", (h) =>
+  h.handle("list", notYet("Recurring billing")).handle("create", notYet("Recurring billing")).handle("get", notYet("Recurring billing"))
+    .handle("setNextAmount", notYet("Recurring billing")).handle("pause", notYet("Recurring billing"))
+    .handle("resume", notYet("Recurring billing")).handle("cancel", notYet("Recurring billing")).handle("periods", notYet("Recurring billing")))
+
+export const SettingsHandlers = HttpApiBuilder.group(Api, "settings", (h) =>
+  h.handle("getSettlement", notYet("Settlement settings")).handle("putSettlement", notYet("Settlement settings"))
+    .handle("getSplits", notYet("Split settlement")).handle("putSplits", notYet("Split settlement")))
+
+export const SettlementsHandlers = HttpApiBuilder.group(Api, "settlements", (h) =>
+  h.handle("hold", notYet("Settlement holds")).handle("release", notYet("Settlement holds")))
+
+export const CopilotHandlers = HttpApiBuilder.group(Api, "copilot", (h) => h.handle("ask", notYet("The copilot")))

@@ -1,0 +1,159 @@
+import {
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  JetStreamApiError,
+  JetStreamApiCodes,
+  type JsMsg,
+  type OrderedConsumerOptions
+} from "@nats-io/jetstream"
+import { Effect, Stream } from "effect"
+import { Nats, NatsError, tryNats } from "./Nats.js"
+import { streamNames, type Topology } from "./Topology.js"
+
+/**
+ * How long a publish may wait for its PubAck. While NATS is down the client buffers and keeps
+ * reconnecting, so without a bound a publish would hang for the whole outage; failing fast lets
+ * the caller answer (the event is already in the Postgres inbox) and the sweeper retry later.
+ */
+export const PUBLISH_TIMEOUT_MS = 2_000
+
+/**
+ * Publishes with `Nats-Msg-Id` = msgId. A repeat within the stream's duplicate window is not
+ * stored again: the PubAck then says `duplicate: true` and carries the ORIGINAL sequence.
+ *
+ * A subject that no stream captures fails with the library's misleading
+ * "jetstream is not enabled" (it is really "no responders").
+ */
+export const publish = (
+  subject: string,
+  data: Uint8Array | string,
+  msgId: string
+): Effect.Effect<{ readonly seq: number; readonly duplicate: boolean }, NatsError, Nats> =>
+  Effect.flatMap(Nats, (nc) =>
+    tryNats(`cannot publish to ${subject}`, () =>
+      jetstream(nc).publish(subject, data, { msgID: msgId, timeout: PUBLISH_TIMEOUT_MS })
+    ).pipe(
+      Effect.map((ack) => ({ seq: ack.seq, duplicate: ack.duplicate })),
+      // The library's own timeout covers the request; this one also bounds anything before it.
+      Effect.timeoutFail({
+        duration: PUBLISH_TIMEOUT_MS + 500,
+        onTimeout: () => new NatsError({ message: `cannot publish to ${subject}: timed out`, cause: undefined })
+      })
+    )
+  )
+
+/**
+ * A durable pull consumer as a Stream. The consumer must exist (see `ensureTopology`); messages
+ * are NOT acked for you: ack after the work has committed, nak to have one redelivered.
+ * `maxMessages` is how many messages the client buffers ahead. Closing the scope (or interrupting
+ * the stream) stops the pull; un-acked messages are redelivered after ack_wait.
+ */
+export const consume = (
+  stream: string,
+  durable: string,
+  opts: { readonly maxMessages: number }
+): Stream.Stream<JsMsg, NatsError, Nats> =>
+  Stream.unwrapScoped(
+    Effect.gen(function* () {
+      const js = jetstream(yield* Nats)
+      const consumer = yield* tryNats(`cannot open consumer ${durable} on ${stream}`, () =>
+        js.consumers.get(stream, durable)
+      )
+      const messages = yield* Effect.acquireRelease(
+        tryNats(`cannot consume ${durable} on ${stream}`, () => consumer.consume({ max_messages: opts.maxMessages })),
+        (m) => Effect.promise(() => m.close().then(() => undefined, () => undefined))
+      )
+      return Stream.fromAsyncIterable(
+        messages,
+        (cause) => new NatsError({ message: `consumer ${durable} on ${stream} failed: ${String(cause)}`, cause })
+      )
+    })
+  )
+
+export type ReplayStart = { readonly seq: number } | { readonly since: Date }
+
+/**
+ * Re-reads a stream from a sequence or a time, optionally limited to one subject filter, and ENDS
+ * once it has delivered every matching message that was in the stream when it started; messages
+ * published meanwhile are left out, so an operator's replay is a bounded batch.
+ *
+ * Uses an ordered consumer (ephemeral, in memory, no acks, deleted when the stream closes), so a
+ * replay never disturbs durable offsets. Termination: the stream's last sequence is read first;
+ * the replay stops at the first message beyond it, at that sequence itself, or at a message the
+ * server reports nothing pending after (which is how a filtered replay ends before last_seq).
+ */
+export const replayFrom = (
+  stream: string,
+  start: ReplayStart,
+  filterSubject?: string
+): Stream.Stream<JsMsg, NatsError, Nats> =>
+  Stream.unwrapScoped(
+    Effect.gen(function* () {
+      const nc = yield* Nats
+      const jsm = yield* tryNats("JetStream unavailable", () => jetstreamManager(nc))
+      const info = yield* tryNats(`cannot read stream ${stream}`, () => jsm.streams.info(stream))
+      const lastSeq = info.state.last_seq
+      if (info.state.messages === 0 || ("seq" in start && start.seq > lastSeq)) return Stream.empty
+
+      const options: Partial<OrderedConsumerOptions> =
+        "seq" in start
+          ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, start.seq) }
+          : { deliver_policy: DeliverPolicy.StartTime, opt_start_time: start.since.toISOString() }
+      // A plain string becomes the single `filter_subject` that nats-server 2.9 understands.
+      if (filterSubject !== undefined) options.filter_subjects = filterSubject
+
+      const consumer = yield* Effect.acquireRelease(
+        tryNats(`cannot create replay consumer on ${stream}`, () => jetstream(nc).consumers.get(stream, options)),
+        // The server would drop it after its inactive threshold anyway; deleting it is tidier.
+        (c) => Effect.promise(() => c.delete().then(() => undefined, () => undefined))
+      )
+      const pending = (yield* tryNats("cannot read replay consumer", () => consumer.info(true))).num_pending
+      if (pending === 0) return Stream.empty
+
+      const messages = yield* Effect.acquireRelease(
+        tryNats(`cannot replay ${stream}`, () => consumer.consume({ max_messages: Math.min(256, pending) })),
+        (m) => Effect.promise(() => m.close().then(() => undefined, () => undefined))
+      )
+      return Stream.fromAsyncIterable(
+        messages,
+        (cause) => new NatsError({ message: `replay of ${stream} failed: ${String(cause)}`, cause })
+      ).pipe(
+        Stream.takeWhile((m) => m.seq <= lastSeq),
+        Stream.takeUntil((m) => m.seq === lastSeq || m.info.pending === 0)
+      )
+    })
+  )
+
+export interface StreamState {
+  readonly messages: number
+  readonly firstSeq: number
+  readonly lastSeq: number
+}
+
+export const streamInfo = (stream: string): Effect.Effect<StreamState, NatsError, Nats> =>
+  Effect.gen(function* () {
+    const nc = yield* Nats
+    const jsm = yield* tryNats("JetStream unavailable", () => jetstreamManager(nc))
+    const { state } = yield* tryNats(`cannot read stream ${stream}`, () => jsm.streams.info(stream))
+    return { messages: state.messages, firstSeq: state.first_seq, lastSeq: state.last_seq }
+  })
+
+/** Deletes both streams (and so their consumers). For test cleanup; a missing stream is fine. */
+export const deleteTopology = (t: Topology): Effect.Effect<void, NatsError, Nats> =>
+  Effect.gen(function* () {
+    const nc = yield* Nats
+    const jsm = yield* tryNats("JetStream unavailable", () => jetstreamManager(nc))
+    const names = streamNames(t)
+    for (const name of [names.deposits, names.reconciled]) {
+      yield* tryNats(`cannot delete stream ${name}`, () =>
+        jsm.streams.delete(name).then(
+          () => undefined,
+          (e: unknown) => {
+            if (e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound) return undefined
+            throw e
+          }
+        )
+      )
+    }
+  })

@@ -1,0 +1,198 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  jetstreamManager,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  type ConsumerConfig,
+  type StreamConfig
+} from "@nats-io/jetstream"
+import { nanos } from "@nats-io/nats-core"
+import { randomUUID } from "node:crypto"
+import { Effect, Option } from "effect"
+import type { Mode } from "../src/Config.js"
+import { Nats, NatsError, tryNats } from "./Nats.js"
+
+/**
+ * Where our streams and subjects live on a NATS server. `prefix` is "" in production and a single
+ * token ending in "." otherwise (e.g. "t1a2b3c4d." in a test run), so several deployments or test
+ * runs can share one server without seeing each other's messages.
+ */
+export interface Topology {
+  readonly prefix: string
+}
+
+export const productionTopology: Topology = { prefix: "" }
+
+/** A fresh, unique topology: what each test run should use on the shared server. */
+export const isolatedTopology = (): Topology => ({ prefix: `t${randomUUID().replace(/-/g, "").slice(0, 10)}.` })
+
+// Stream names may not contain ".", "*", ">", whitespace or path separators, so the subject
+// prefix is folded into a name-safe form: "t1a2b." -> "T1A2B_".
+const namePrefix = (t: Topology): string => t.prefix.toUpperCase().replace(/[^A-Z0-9]/g, "_")
+
+export const streamNames = (t: Topology) => ({
+  deposits: `${namePrefix(t)}DEPOSITS`,
+  reconciled: `${namePrefix(t)}RECONCILED`
+})
+
+const SAFE_BYTE = /^[A-Za-z0-9_-]$/
+const utf8 = new TextEncoder()
+
+/**
+ * Encodes an arbitrary string as ONE valid subject token, deterministically and reversibly.
+ *
+ * Scheme: the string's UTF-8 bytes; `A-Z a-z 0-9 _ -` are kept as they are, every other byte
+ * (".", "*", ">", whitespace, "%", non-ASCII, ...) becomes `%XX` with upper-case hex, as in URL
+ * percent-encoding. The empty string, which would otherwise leave an empty token ("a..b"), is
+ * the lone "%", which no non-empty input can produce (every "%" it emits has two hex digits after it).
+ * Ordinary references ("ord_123-A") come out unchanged, so subjects stay readable. Because "%"
+ * itself is escaped the mapping is injective: two references never share a subject.
+ * Strings with lone UTF-16 surrogates are not valid text and encode as U+FFFD.
+ */
+export const token = (s: string): string => {
+  if (s === "") return "%"
+  let out = ""
+  for (const b of utf8.encode(s)) {
+    const c = String.fromCharCode(b)
+    out += SAFE_BYTE.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, "0")}`
+  }
+  return out
+}
+
+/** Inverse of {@link token}. Anything malformed is returned as it is (it was not made by `token`). */
+export const decodeToken = (tok: string): string => {
+  if (tok === "%") return ""
+  if (!/^(?:[A-Za-z0-9_-]|%[0-9A-F]{2})+$/.test(tok)) return tok
+  const bytes: Array<number> = []
+  for (let i = 0; i < tok.length; ) {
+    if (tok[i] === "%") {
+      bytes.push(parseInt(tok.slice(i + 1, i + 3), 16))
+      i += 3
+    } else {
+      bytes.push(tok.charCodeAt(i))
+      i += 1
+    }
+  }
+  return new TextDecoder().decode(Uint8Array.from(bytes))
+}
+
+// The tenant id, mode and NUBAN are normally token-safe already (ids, "test"/"live", digits), so
+// `token` leaves them unchanged; passing them through it anyway means a bad value can never turn
+// into a wildcard or an extra subject level.
+
+/** `deposits.<tenantId>.<mode>.<accountNumber>`: where the receiver publishes inbound events. */
+export const depositSubject = (t: Topology, tenantId: string, mode: Mode, accountNumber: string): string =>
+  `${t.prefix}deposits.${token(tenantId)}.${token(mode)}.${token(accountNumber)}`
+
+/** `reconciled.<tenantId>.<mode>.<token(accountRef)>`: where the outbox relay publishes. */
+export const reconciledSubject = (t: Topology, tenantId: string, mode: Mode, accountRef: string): string =>
+  `${t.prefix}reconciled.${token(tenantId)}.${token(mode)}.${token(accountRef)}`
+
+/** Splits a deposit subject back into its parts (e.g. to key per-account processing). */
+export const parseDepositSubject = (
+  t: Topology,
+  subject: string
+): Option.Option<{ readonly tenantId: string; readonly mode: string; readonly accountNumber: string }> => {
+  const head = `${t.prefix}deposits.`
+  if (!subject.startsWith(head)) return Option.none()
+  const parts = subject.slice(head.length).split(".")
+  if (parts.length !== 3) return Option.none()
+  const [tenantId, mode, accountNumber] = parts.map(decodeToken) as [string, string, string]
+  return Option.some({ tenantId, mode, accountNumber })
+}
+
+/**
+ * The `Nats-Msg-Id` of a deposit event. Within the duplicate window JetStream drops a second
+ * publish with the same id, so the receiver and the sweeper may both publish an inbox row.
+ */
+export const depositMsgId = (tenantId: string, mode: Mode, provider: string, providerReference: string): string =>
+  `${tenantId}:${mode}:${provider}:${providerReference}`
+
+export const RECONCILER_DURABLE = "reconciler"
+
+const DAY_MS = 24 * 60 * 60 * 1000
+
+/**
+ * Shared by both streams. duplicate_window is 10 minutes (server default 2) so a sweeper
+ * republishing an inbox row some minutes later is still de-duplicated by JetStream; the
+ * reconciler's unique key is the real guarantee beyond that.
+ */
+const commonStreamConfig = {
+  storage: StorageType.File,
+  retention: RetentionPolicy.Limits,
+  discard: DiscardPolicy.Old,
+  duplicate_window: nanos(10 * 60 * 1000),
+  max_age: nanos(30 * DAY_MS),
+  num_replicas: 1
+} satisfies Partial<StreamConfig>
+
+export const depositsStreamConfig = (t: Topology) =>
+  ({ ...commonStreamConfig, name: streamNames(t).deposits, subjects: [`${t.prefix}deposits.>`] }) satisfies Partial<StreamConfig>
+
+export const reconciledStreamConfig = (t: Topology) =>
+  ({ ...commonStreamConfig, name: streamNames(t).reconciled, subjects: [`${t.prefix}reconciled.>`] }) satisfies Partial<StreamConfig>
+
+/**
+ * The reconciler's durable pull consumer. max_deliver bounds poison messages (the inbox sweeper
+ * and dead-letter tooling take over after that); ack_wait 30 s covers one Postgres transaction
+ * with room to spare; max_ack_pending caps in-flight work across all reconciler processes.
+ * Only ONE filter_subject: nats-server 2.9 rejects filter_subjects.
+ */
+export const reconcilerConsumerConfig = (t: Topology) =>
+  ({
+    durable_name: RECONCILER_DURABLE,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: `${t.prefix}deposits.>`,
+    max_deliver: 8,
+    ack_wait: nanos(30_000),
+    max_ack_pending: 4096
+  }) satisfies Partial<ConsumerConfig>
+
+// JetStream's "stream name already in use with a different configuration".
+const STREAM_NAME_IN_USE = 10058
+
+/**
+ * Creates or updates both streams and the reconciler consumer. Idempotent and safe to run from
+ * every process at startup: an identical existing stream makes `add` succeed; a changed one
+ * (say a new max_age) is updated in place.
+ *
+ * For the consumer, nats-server 2.9 treats `add` of an existing durable as an update of the
+ * updatable fields; 2.10+ answers "consumer already exists" instead, so any failure of `add` on an
+ * existing consumer falls back to `update`. Fields a server will not update (deliver_policy,
+ * ack_policy) need the consumer deleted by hand; that is deliberate, since deleting it loses its offset.
+ */
+export const ensureTopology = (t: Topology): Effect.Effect<void, NatsError, Nats> =>
+  Effect.gen(function* () {
+    const nc = yield* Nats
+    const jsm = yield* tryNats("JetStream unavailable", () => jetstreamManager(nc))
+
+    for (const cfg of [depositsStreamConfig(t), reconciledStreamConfig(t)]) {
+      yield* tryNats(`cannot create stream ${cfg.name}`, async () => {
+        try {
+          await jsm.streams.add(cfg)
+        } catch (e) {
+          if (e instanceof JetStreamApiError && e.code === STREAM_NAME_IN_USE) {
+            const { name, ...update } = cfg
+            await jsm.streams.update(name, update)
+          } else throw e
+        }
+      })
+    }
+
+    const stream = streamNames(t).deposits
+    const cfg = reconcilerConsumerConfig(t)
+    yield* tryNats(`cannot create consumer ${cfg.durable_name} on ${stream}`, async () => {
+      try {
+        await jsm.consumers.add(stream, cfg)
+      } catch (e) {
+        const exists = await jsm.consumers.info(stream, cfg.durable_name).then(() => true, () => false)
+        if (!exists) throw e
+        const { durable_name, ack_policy: _a, deliver_policy: _d, ...update } = cfg
+        await jsm.consumers.update(stream, durable_name, update)
+      }
+    })
+  })

@@ -1,0 +1,326 @@
+import { jetstreamManager, type JsMsg } from "@nats-io/jetstream"
+import { nanos } from "@nats-io/nats-core"
+import { describe, expect, it } from "@effect/vitest"
+import { Chunk, Effect, Layer, Option, Scope, Stream } from "effect"
+import * as fc from "fast-check"
+import net from "node:net"
+import { consume, deleteTopology, publish, replayFrom, streamInfo } from "../../streams/JetStream.js"
+import { Nats, NatsError, NatsLive } from "../../streams/Nats.js"
+import {
+  decodeToken,
+  depositMsgId,
+  depositSubject,
+  ensureTopology,
+  isolatedTopology,
+  parseDepositSubject,
+  RECONCILER_DURABLE,
+  reconciledSubject,
+  streamNames,
+  token,
+  type Topology
+} from "../../streams/Topology.js"
+
+// The shared development server (nats-server 2.9.10 with JetStream). Every test gets its own random
+// prefix, so its streams are private, and deletes them when it ends.
+const NATS_URL = process.env.NATS_URL ?? "127.0.0.1:4222"
+
+const withTopology = Effect.acquireRelease(
+  Effect.sync(isolatedTopology).pipe(Effect.tap(ensureTopology)),
+  (t) => Effect.ignore(deleteTopology(t))
+)
+
+/** Live clock (publish/replay timeouts must really elapse); the topology is torn down before the connection. */
+const natsTest = <A, E>(name: string, body: (t: Topology) => Effect.Effect<A, E, Nats | Scope.Scope>) =>
+  it.live(name, () =>
+    Effect.flatMap(withTopology, body).pipe(Effect.scoped, Effect.provide(NatsLive(NATS_URL)))
+  )
+
+const jsm = Effect.flatMap(Nats, (nc) => Effect.promise(() => jetstreamManager(nc)))
+
+/** Fails the test instead of hanging it if a stream never ends. */
+const collect = <E, R>(s: Stream.Stream<JsMsg, E, R>) =>
+  Stream.runCollect(s).pipe(
+    Effect.map(Chunk.toArray),
+    Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("stream did not end") })
+  )
+
+const publishAll = (items: ReadonlyArray<readonly [subject: string, body: string]>) =>
+  Effect.forEach(items, ([subject, body]) => publish(subject, body, `id-${body}`))
+
+const AWKWARD_REFS = [
+  "plain-ref_1",
+  "has.dot",
+  "star*",
+  ">",
+  "a.>",
+  "white space",
+  "tab\there",
+  "new\nline",
+  "",
+  "%",
+  "%25",
+  "naïra ₦",
+  "🙂",
+  "..."
+]
+
+describe("Topology", () => {
+  it("stream names are prefix-safe (no dots)", () => {
+    expect(streamNames({ prefix: "" })).toEqual({ deposits: "DEPOSITS", reconciled: "RECONCILED" })
+    expect(streamNames({ prefix: "t1a2b." })).toEqual({ deposits: "T1A2B_DEPOSITS", reconciled: "T1A2B_RECONCILED" })
+  })
+
+  it("builds subjects and message ids", () => {
+    const t = { prefix: "t1." }
+    expect(depositSubject(t, "ten_1", "test", "9930000737")).toBe("t1.deposits.ten_1.test.9930000737")
+    expect(reconciledSubject({ prefix: "" }, "ten_1", "live", "ord-7")).toBe("reconciled.ten_1.live.ord-7")
+    expect(depositMsgId("ten_1", "live", "sandbox", "000013")).toBe("ten_1:live:sandbox:000013")
+    expect(parseDepositSubject(t, "t1.deposits.ten_1.test.9930000737")).toEqual(
+      Option.some({ tenantId: "ten_1", mode: "test", accountNumber: "9930000737" })
+    )
+    expect(parseDepositSubject(t, "t2.deposits.ten_1.test.9930000737")).toEqual(Option.none())
+  })
+
+  it("encodes awkward accountRefs as one valid, distinct, reversible token", () => {
+    const tokens = AWKWARD_REFS.map(token)
+    for (const [i, tok] of tokens.entries()) {
+      expect(tok).toMatch(/^[A-Za-z0-9_%-]+$/)
+      expect(decodeToken(tok)).toBe(AWKWARD_REFS[i])
+      const subject = reconciledSubject({ prefix: "p." }, "ten", "test", AWKWARD_REFS[i]!)
+      expect(subject.split(".")).toHaveLength(5)
+    }
+    expect(new Set(tokens).size).toBe(tokens.length)
+    expect(token("has.dot")).toBe("has%2Edot")
+    expect(token("plain-ref_1")).toBe("plain-ref_1")
+    expect(token("")).toBe("%")
+  })
+
+  it("token is injective and reversible for any text", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), fc.string({ unit: "binary" }), (a, b) => {
+        const ta = token(a)
+        expect(ta).toMatch(/^[A-Za-z0-9_%-]+$/)
+        expect(decodeToken(ta)).toBe(a)
+        if (a !== b) expect(token(b)).not.toBe(ta)
+      }),
+      { numRuns: 2000 }
+    )
+  })
+})
+
+describe("JetStream (live nats-server)", () => {
+  natsTest("ensureTopology is idempotent and repairs a drifted config", (t) =>
+    Effect.gen(function* () {
+      const names = streamNames(t)
+      yield* ensureTopology(t)
+      yield* ensureTopology(t)
+      const m = yield* jsm
+      // Drift: someone shortened max_age and the consumer's max_deliver by hand.
+      const si = yield* Effect.promise(() => m.streams.info(names.deposits))
+      yield* Effect.promise(() => m.streams.update(names.deposits, { ...si.config, max_age: nanos(3_600_000) }))
+      yield* Effect.promise(() => m.consumers.update(names.deposits, RECONCILER_DURABLE, { max_deliver: 3 }))
+      yield* ensureTopology(t)
+
+      for (const name of [names.deposits, names.reconciled]) {
+        const { config } = yield* Effect.promise(() => m.streams.info(name))
+        expect(config.max_age).toBe(nanos(30 * 24 * 3_600_000))
+        expect(config.duplicate_window).toBe(nanos(600_000))
+        expect(config.storage).toBe("file")
+        expect(config.retention).toBe("limits")
+        expect(config.discard).toBe("old")
+      }
+      const ci = yield* Effect.promise(() => m.consumers.info(names.deposits, RECONCILER_DURABLE))
+      expect(ci.config).toMatchObject({
+        durable_name: "reconciler",
+        ack_policy: "explicit",
+        deliver_policy: "all",
+        filter_subject: `${t.prefix}deposits.>`,
+        max_deliver: 8,
+        ack_wait: nanos(30_000),
+        max_ack_pending: 4096
+      })
+      expect(yield* streamInfo(names.deposits)).toEqual({ messages: 0, firstSeq: 0, lastSeq: 0 })
+    })
+  )
+
+  natsTest("publishing the same msgId twice stores one message", (t) =>
+    Effect.gen(function* () {
+      const subject = depositSubject(t, "ten", "test", "9930000737")
+      const id = depositMsgId("ten", "test", "sandbox", "000013251121100000000000000001")
+      const first = yield* publish(subject, "a", id)
+      const again = yield* publish(subject, "a", id)
+      const other = yield* publish(subject, new TextEncoder().encode("b"), `${id}-2`)
+      expect(first).toEqual({ seq: 1, duplicate: false })
+      expect(again).toEqual({ seq: 1, duplicate: true })
+      expect(other).toEqual({ seq: 2, duplicate: false })
+      expect(yield* streamInfo(streamNames(t).deposits)).toEqual({ messages: 2, firstSeq: 1, lastSeq: 2 })
+    })
+  )
+
+  natsTest("awkward accountRefs publish to distinct one-token subjects", (t) =>
+    Effect.gen(function* () {
+      const subjects = AWKWARD_REFS.map((ref) => reconciledSubject(t, "ten", "live", ref))
+      yield* Effect.forEach(subjects, (s, i) => publish(s, AWKWARD_REFS[i]!, `evt-${i}`))
+      const got = yield* collect(replayFrom(streamNames(t).reconciled, { seq: 1 }))
+      expect(got.map((m) => m.subject)).toEqual(subjects)
+      // Each lands exactly at depth 5, so `reconciled.<tenant>.<mode>.*` sees them all.
+      const wildcard = yield* collect(replayFrom(streamNames(t).reconciled, { seq: 1 }, `${t.prefix}reconciled.ten.live.*`))
+      expect(wildcard.map((m) => decodeToken(m.subject.split(".").at(-1)!))).toEqual(AWKWARD_REFS)
+    })
+  )
+
+  natsTest("durable consumer: per-subject order, ack after processing, nak redelivers", (t) =>
+    Effect.gen(function* () {
+      const accounts = ["1000000001", "1000000002", "1000000003"]
+      const items = Array.from({ length: 30 }, (_, i) => {
+        const acct = accounts[i % 3]!
+        return [depositSubject(t, "ten", "test", acct), `${acct}-${String(i).padStart(2, "0")}`] as const
+      })
+      yield* publishAll(items)
+
+      const got = yield* collect(
+        consume(streamNames(t).deposits, RECONCILER_DURABLE, { maxMessages: 8 }).pipe(
+          Stream.mapEffect((m) => Effect.as(Effect.promise(() => m.ackAck()), m)),
+          Stream.take(30)
+        )
+      )
+      for (const acct of accounts) {
+        const bodies = got.filter((m) => m.subject.endsWith(acct)).map((m) => m.string())
+        expect(bodies).toEqual(items.filter(([s]) => s.endsWith(acct)).map(([, b]) => b))
+      }
+      const m = yield* jsm
+      const after = yield* Effect.promise(() => m.consumers.info(streamNames(t).deposits, RECONCILER_DURABLE))
+      expect(after.num_pending).toBe(0)
+      expect(after.num_ack_pending).toBe(0)
+      expect(after.ack_floor.stream_seq).toBe(30)
+
+      // A failed attempt: nak the first delivery of "nak-me", which must come back as delivery 2.
+      yield* publishAll([[depositSubject(t, "ten", "test", accounts[0]!), "nak-me"]])
+      const seen = yield* collect(
+        consume(streamNames(t).deposits, RECONCILER_DURABLE, { maxMessages: 8 }).pipe(
+          Stream.mapEffect((msg) =>
+            msg.info.deliveryCount === 1 ? Effect.as(Effect.sync(() => msg.nak()), msg) : Effect.as(Effect.promise(() => msg.ackAck()), msg)
+          ),
+          Stream.take(2)
+        )
+      )
+      expect(seen.map((msg) => [msg.string(), msg.info.deliveryCount, msg.redelivered])).toEqual([
+        ["nak-me", 1, false],
+        ["nak-me", 2, true]
+      ])
+    })
+  )
+
+  natsTest("replayFrom by sequence ends after the messages present at start", (t) =>
+    Effect.gen(function* () {
+      const stream = streamNames(t).deposits
+      expect(yield* collect(replayFrom(stream, { seq: 1 }))).toEqual([]) // empty stream
+      const a = depositSubject(t, "ten", "test", "1000000001")
+      const b = depositSubject(t, "ten", "live", "1000000002")
+      yield* publishAll([[a, "m1"], [b, "m2"], [a, "m3"], [b, "m4"], [b, "m5"]])
+
+      const fromThree = yield* collect(replayFrom(stream, { seq: 3 }))
+      expect(fromThree.map((m) => [m.seq, m.string()])).toEqual([[3, "m3"], [4, "m4"], [5, "m5"]])
+      expect((yield* collect(replayFrom(stream, { seq: 0 }))).map((m) => m.seq)).toEqual([1, 2, 3, 4, 5])
+      expect(yield* collect(replayFrom(stream, { seq: 6 }))).toEqual([])
+
+      // Filtered: the last matching message (seq 3) is before the stream's last_seq (5).
+      const onlyA = yield* collect(replayFrom(stream, { seq: 1 }, a))
+      expect(onlyA.map((m) => m.string())).toEqual(["m1", "m3"])
+      expect(yield* collect(replayFrom(stream, { seq: 4 }, a))).toEqual([])
+
+      // Messages published while a replay runs are not part of it, and it still ends.
+      const during = yield* collect(
+        replayFrom(stream, { seq: 1 }).pipe(
+          Stream.tap((m) => (m.seq === 1 ? publishAll([[a, "late1"], [b, "late2"]]) : Effect.void))
+        )
+      )
+      expect(during.map((m) => m.string())).toEqual(["m1", "m2", "m3", "m4", "m5"])
+      expect(yield* streamInfo(stream)).toEqual({ messages: 7, firstSeq: 1, lastSeq: 7 })
+
+      // Replays leave no consumers behind besides the durable reconciler.
+      const m = yield* jsm
+      const consumers = yield* Effect.promise(() => m.consumers.list(stream).next())
+      expect(consumers.map((c) => c.name)).toEqual([RECONCILER_DURABLE])
+    })
+  )
+
+  natsTest("replayFrom by time ends and yields the messages from that time on", (t) =>
+    Effect.gen(function* () {
+      const stream = streamNames(t).deposits
+      const a = depositSubject(t, "ten", "test", "1000000001")
+      yield* publishAll([[a, "old1"], [a, "old2"]])
+      yield* Effect.sleep("50 millis")
+      const since = new Date()
+      yield* Effect.sleep("50 millis")
+      yield* publishAll([[a, "new1"], [a, "new2"], [a, "new3"]])
+
+      const got = yield* collect(replayFrom(stream, { since }))
+      expect(got.map((m) => m.string())).toEqual(["new1", "new2", "new3"])
+      expect(yield* collect(replayFrom(stream, { since: new Date(Date.now() + 60_000) }))).toEqual([])
+      expect((yield* collect(replayFrom(stream, { since: new Date(0) }))).length).toBe(5)
+    })
+  )
+
+  it.live("connecting to an unreachable server fails fast with a NatsError", () =>
+    Effect.gen(function* () {
+      const started = Date.now()
+      const error = yield* Effect.flip(Effect.scoped(Layer.build(NatsLive("127.0.0.1:1"))))
+      expect(error).toBeInstanceOf(NatsError)
+      expect(error._tag).toBe("NatsError")
+      expect(error.message).toContain("cannot connect to NATS at 127.0.0.1:1")
+      expect(Date.now() - started).toBeLessThan(2_000)
+    })
+  )
+
+  it.live("publish fails within the bounded timeout while NATS is unreachable", () =>
+    Effect.gen(function* () {
+      const proxy = yield* tcpProxy(4222)
+      const t = isolatedTopology()
+      const outcome = yield* Effect.gen(function* () {
+        yield* ensureTopology(t)
+        const subject = depositSubject(t, "ten", "test", "1000000001")
+        expect(yield* publish(subject, "before", "m-before")).toEqual({ seq: 1, duplicate: false })
+        yield* proxy.cut // the connection drops; the client now retries every 500 ms forever
+        const started = Date.now()
+        const error = yield* Effect.flip(publish(subject, "during", "m-during"))
+        return { error, elapsed: Date.now() - started }
+      }).pipe(Effect.provide(NatsLive(`127.0.0.1:${proxy.port}`)))
+      expect(outcome.error).toBeInstanceOf(NatsError)
+      expect(outcome.error.message).toContain("cannot publish")
+      expect(outcome.elapsed).toBeLessThan(3_500)
+      yield* deleteTopology(t).pipe(Effect.provide(NatsLive(NATS_URL)))
+    }).pipe(Effect.scoped)
+  )
+})
+
+/** A TCP pass-through to the real server whose `cut` simulates an outage (connections dropped, port closed). */
+const tcpProxy = (targetPort: number) =>
+  Effect.acquireRelease(
+    Effect.async<{ server: net.Server; sockets: Set<net.Socket> }>((resume) => {
+      const sockets = new Set<net.Socket>()
+      const server = net.createServer((client) => {
+        const upstream = net.connect(targetPort, "127.0.0.1")
+        for (const s of [client, upstream]) {
+          sockets.add(s)
+          s.on("error", () => s.destroy())
+          s.on("close", () => sockets.delete(s))
+        }
+        client.pipe(upstream).pipe(client)
+      })
+      server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ server, sockets })))
+    }),
+    ({ server, sockets }) =>
+      Effect.sync(() => {
+        for (const s of sockets) s.destroy()
+        server.close()
+      })
+  ).pipe(
+    Effect.map(({ server, sockets }) => ({
+      port: (server.address() as net.AddressInfo).port,
+      cut: Effect.sync(() => {
+        server.close()
+        for (const s of sockets) s.destroy()
+      })
+    }))
+  )
