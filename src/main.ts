@@ -25,7 +25,7 @@ const Announce = Layer.effectDiscard(
 const Main = HttpLive.pipe(
   Layer.provide(HttpServerLive),
   Layer.provide(ServicesLive),
-  Layer.provide(DatabaseMigrated),
+  Layer.provide(DatabaseMigrated("service")),
   Layer.merge(Announce),
   Layer.provide(LoggingLive),
   Layer.provideMerge(AppConfigLive)

@@ -144,11 +144,11 @@ const ipv6Refusal = (v6: ipaddr.IPv6): string | undefined => {
     const inner = ipv4Refusal(embedded)
     return inner === undefined ? undefined : `a NAT64 form of ${inner}`
   }
+  const range = v6.range()
+  if (range !== "unicast") return IPV6_RANGE_LABELS[range] ?? `a special-purpose (${range}) address`
   for (const [net, bits, label] of IPV6_EXTRA_REFUSED) {
     if (v6.match(net, bits)) return label
   }
-  const range = v6.range()
-  if (range !== "unicast") return IPV6_RANGE_LABELS[range] ?? `a special-purpose (${range}) address`
   // Only 2000::/3 is allocated as global unicast; anything else ipaddr.js
   // still calls "unicast" is unassigned or special and is refused.
   if (!v6.match(GLOBAL_UNICAST_V6[0], GLOBAL_UNICAST_V6[1])) return "outside the global unicast range (2000::/3)"

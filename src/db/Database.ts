@@ -3,7 +3,7 @@ import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { Effect, Layer, Option, Redacted, String as Str } from "effect"
 import { migrations } from "../../migrations/index.js"
 import { AppConfigTag } from "../Config.js"
-import { embeddedOrRunning } from "./Embedded.js"
+import { embeddedOrRunning, startEmbeddedPostgres } from "./Embedded.js"
 import { pgTypes } from "./PgTypes.js"
 
 export const pgClientLayer = (url: Redacted.Redacted<string>, maxConnections: number) =>
@@ -16,28 +16,35 @@ export const pgClientLayer = (url: Redacted.Redacted<string>, maxConnections: nu
     applicationName: "collections"
   })
 
-/** The configured Postgres, or the embedded one under DATA_DIR (started here, or joined if a service already runs it). */
-export const DatabaseLive = Layer.unwrapScoped(
-  Effect.gen(function* () {
-    const config = yield* AppConfigTag
-    const url = yield* Option.match(config.databaseUrl, {
-      onSome: (u) => Effect.succeed(u),
-      onNone: () =>
-        embeddedOrRunning(config.dataDir).pipe(
-          Effect.tap((e) => Effect.logInfo(`Using the embedded Postgres under ${config.dataDir} (${e.url})`)),
-          Effect.map((e) => Redacted.make(e.url)),
-          Effect.orDie
-        )
+/**
+ * The configured Postgres, or the embedded one under DATA_DIR. The service owns the embedded database (a second
+ * service on the same DATA_DIR fails with "in use by pid N"); the operator CLI joins the one a running service serves.
+ */
+export const makeDatabaseLive = (role: "service" | "cli") =>
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const config = yield* AppConfigTag
+      // The embedded server serialises transactions, so a big pool only queues; keep it small there.
+      const pool = Option.isSome(config.databaseUrl) ? config.dbPoolSize : Math.min(config.dbPoolSize, 6)
+      const url = yield* Option.match(config.databaseUrl, {
+        onSome: (u) => Effect.succeed(u),
+        onNone: () =>
+          (role === "service"
+            ? startEmbeddedPostgres(config.dataDir, { maxConnections: pool })
+            : embeddedOrRunning(config.dataDir, { maxConnections: 2 })
+          ).pipe(
+            Effect.tap((e) => Effect.logInfo(`Using the embedded Postgres under ${config.dataDir} (${e.url})`)),
+            Effect.map((e) => Redacted.make(e.url)),
+            Effect.orDie
+          )
+      })
+      return pgClientLayer(url, pool)
     })
-    // The embedded server serialises transactions, so a big pool only queues; keep it small there.
-    const pool = Option.isSome(config.databaseUrl) ? config.dbPoolSize : Math.min(config.dbPoolSize, 6)
-    return pgClientLayer(url, pool)
-  })
-)
+  )
 
 export const MigratorLive = PgMigrator.layer({ loader: PgMigrator.fromRecord(migrations as never) }).pipe(
   Layer.provide(NodeContext.layer)
 )
 
 /** Postgres with every migration applied. */
-export const DatabaseMigrated = MigratorLive.pipe(Layer.provideMerge(DatabaseLive))
+export const DatabaseMigrated = (role: "service" | "cli") => MigratorLive.pipe(Layer.provideMerge(makeDatabaseLive(role)))

@@ -36,6 +36,10 @@ describe("isPublicAddress", () => {
     expect(addressRefusal("100.64.0.1")).toBe("a carrier-grade NAT (100.64.0.0/10) address")
     expect(addressRefusal("::ffff:10.0.0.1")).toBe("an IPv4-mapped form of a private-network address")
     expect(addressRefusal("64:ff9b::a9fe:a9fe")).toBe("a NAT64 form of a cloud metadata address")
+    expect(addressRefusal("::1")).toBe("a loopback address")
+    expect(addressRefusal("::")).toBe("the unspecified address (::)")
+    expect(addressRefusal("fec0::1")).toBe("a site-local (fec0::/10) address")
+    expect(addressRefusal("2002:7f00:1::")).toBe("a 6to4 (2002::/16) tunnel address")
     expect(addressRefusal("8.8.8.8")).toBeUndefined()
   })
 

@@ -1,0 +1,94 @@
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer, LogLevel, Logger, Option, Redacted } from "effect"
+import * as crypto from "node:crypto"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { type AppConfig, AppConfigTag } from "../../src/Config.js"
+import { MigratorLive, pgClientLayer } from "../../src/db/Database.js"
+import { HttpLive } from "../../src/http/Server.js"
+import { makeServices } from "../../src/Services.js"
+import { SandboxProviderLive } from "../../services/provider/SandboxProvider.js"
+import type { BankProvider } from "../../services/provider/BankProvider.js"
+import { TestDatabaseLive, TestDatabaseUrl } from "./TestDatabase.js"
+
+export const testConfig = (overrides: Partial<AppConfig> = {}): AppConfig => ({
+  port: 0,
+  host: "127.0.0.1",
+  databaseUrl: Option.none(),
+  natsUrl: Option.some(process.env.TEST_NATS_URL ?? "127.0.0.1:4222"),
+  natsPrefix: `t${crypto.randomBytes(5).toString("hex")}.`,
+  dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "collections-test-")),
+  tokenSigningKey: Option.some(Redacted.make(crypto.randomBytes(32).toString("base64url"))),
+  dataEncryptionKey: Option.some(Redacted.make(crypto.randomBytes(32).toString("base64url"))),
+  logLevel: LogLevel.Warning,
+  webhookAllowInsecureTargets: true,
+  webhookRetryDelaysMs: [100, 200, 400],
+  dbPoolSize: 8,
+  ...overrides
+})
+
+/** A migrated fresh database on the real Postgres, with its SqlClient. */
+export const TestSql = Layer.unwrapEffect(
+  Effect.map(TestDatabaseUrl, ({ url }) => MigratorLive.pipe(Layer.provideMerge(pgClientLayer(url, 8))))
+).pipe(Layer.provideMerge(TestDatabaseLive))
+
+/**
+ * The real service over real HTTP (random port) on a fresh database. `HttpClient` in the context points at it.
+ */
+export const makeTestApp = <E, R>(options: { config?: Partial<AppConfig>; provider?: Layer.Layer<BankProvider, E, R> } = {}) => {
+  const config = testConfig(options.config)
+  return HttpLive.pipe(
+    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provideMerge(makeServices(options.provider ?? (SandboxProviderLive as unknown as Layer.Layer<BankProvider, E, R>))),
+    Layer.provideMerge(TestSql),
+    Layer.provideMerge(Layer.succeed(AppConfigTag, config)),
+    Layer.provide(Logger.minimumLogLevel(config.logLevel))
+  )
+}
+
+export interface Answer {
+  readonly status: number
+  readonly contentType: string
+  readonly body: any
+}
+
+/** Raw HTTP calls, so tests see exact statuses and content types. */
+export const call = (method: "GET" | "POST" | "PUT" | "DELETE", url: string, opts: { token?: string; json?: unknown; rawBody?: string } = {}) =>
+  Effect.gen(function* () {
+    const client = yield* HttpClient.HttpClient
+    let req = HttpClientRequest.make(method)(url)
+    if (opts.token) req = HttpClientRequest.bearerToken(req, opts.token)
+    if (opts.json !== undefined) req = HttpClientRequest.bodyUnsafeJson(req, opts.json)
+    if (opts.rawBody !== undefined) req = HttpClientRequest.bodyText(req, opts.rawBody, "application/json")
+    const res = yield* client.execute(req)
+    const text = yield* res.text
+    let body: any = text
+    try {
+      body = text === "" ? null : JSON.parse(text)
+    } catch {
+      body = text
+    }
+    return { status: res.status, contentType: res.headers["content-type"] ?? "", body } satisfies Answer
+  }).pipe(Effect.scoped, Effect.orDie)
+
+
+/** Signs up a tenant and returns its Owner's dashboard token (live mode) and ids. */
+export const signup = (suffix = crypto.randomBytes(4).toString("hex")) =>
+  Effect.gen(function* () {
+    const r = yield* call("POST", "/api/v1/dashboard/signup", {
+      json: { businessName: `Biz ${suffix}`, email: `owner-${suffix}@example.ng`, password: "correct horse battery staple" }
+    })
+    if (r.status !== 201) return yield* Effect.die(new Error(`signup failed: ${r.status} ${JSON.stringify(r.body)}`))
+    return { tenantId: r.body.tenantId as string, ownerToken: r.body.accessToken as string, email: `owner-${suffix}@example.ng` }
+  })
+
+/** Creates an API key of the mode and exchanges it for a bearer token. */
+export const apiToken = (dashboardToken: string, mode: "test" | "live") =>
+  Effect.gen(function* () {
+    const key = yield* call("POST", "/api/v1/dashboard/api-keys", { token: dashboardToken, json: { mode } })
+    if (key.status !== 201) return yield* Effect.die(new Error(`key creation failed: ${key.status} ${JSON.stringify(key.body)}`))
+    const tok = yield* call("POST", "/api/v1/auth/token", { json: { clientId: key.body.clientId, clientSecret: key.body.clientSecret } })
+    return { keyId: key.body.id as string, clientId: key.body.clientId as string, clientSecret: key.body.clientSecret as string, token: tok.body.accessToken as string }
+  })
