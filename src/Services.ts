@@ -1,18 +1,50 @@
-import { Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { ApiKeys } from "../services/ApiKeys.js"
+import { Inbox } from "../services/deposits/Inbox.js"
+import { Receiver } from "../services/deposits/Receiver.js"
+import { Reconciler } from "../services/deposits/Reconciler.js"
+import { Reviews } from "../services/deposits/Reviews.js"
 import { KeysLayer } from "../services/Keys.js"
+import { Ledger } from "../services/Ledger.js"
+import { Outbox } from "../services/Outbox.js"
 import type { BankProvider } from "../services/provider/BankProvider.js"
 import { SandboxProviderLive } from "../services/provider/SandboxProvider.js"
 import { Tenants } from "../services/Tenants.js"
 import { Tokens } from "../services/Tokens.js"
+import { Transactions } from "../services/Transactions.js"
 import { Users } from "../services/Users.js"
 import { VirtualAccounts } from "../services/VirtualAccounts.js"
+import { InboxSweeperLive } from "../streams/InboxSweeper.js"
+import { InProcessDepositBusLive } from "../streams/InProcessDepositBus.js"
+import { JetStreamDepositBusLive } from "../streams/JetStreamDepositBus.js"
+import { NatsLive } from "../streams/Nats.js"
+import { OutboxRelayLive } from "../streams/OutboxRelay.js"
+import { InProcessReconciledBusLive, JetStreamReconciledBusLive } from "../streams/ReconciledBus.js"
+import { ReconcilerWorkersLive } from "../streams/ReconcilerWorkers.js"
+import { AppConfigTag } from "./Config.js"
 
-/** Every domain service, given AppConfig and a migrated SqlClient. */
+/** JetStream when NATS_URL is set; otherwise the in-process buses of the embedded default. */
+export const BusesLive = Layer.unwrapEffect(
+  Effect.map(AppConfigTag, (c) =>
+    Option.match(c.natsUrl, {
+      onNone: () => Layer.merge(InProcessDepositBusLive, InProcessReconciledBusLive),
+      onSome: (url) => {
+        const topology = { prefix: c.natsPrefix }
+        return Layer.merge(JetStreamDepositBusLive(topology), JetStreamReconciledBusLive(topology)).pipe(Layer.provide(NatsLive(url)))
+      }
+    })
+  )
+)
+
+/** Every domain service and the buses, given AppConfig and a migrated SqlClient. */
 export const makeServices = <E, R>(provider: Layer.Layer<BankProvider, E, R>) =>
-  Layer.mergeAll(Users.Default, ApiKeys.Default, VirtualAccounts.Default).pipe(
-    Layer.provideMerge(Layer.mergeAll(Tenants.Default, Tokens.Default, provider)),
+  Layer.mergeAll(Receiver.Default, Reconciler.Default, Reviews.Default).pipe(
+    Layer.provideMerge(Layer.mergeAll(Users.Default, ApiKeys.Default, VirtualAccounts.Default, Inbox.Default, Transactions.Default, Ledger.Default, Outbox.Default)),
+    Layer.provideMerge(Layer.mergeAll(Tenants.Default, Tokens.Default, provider, BusesLive)),
     Layer.provideMerge(KeysLayer)
   )
 
 export const ServicesLive = makeServices(SandboxProviderLive)
+
+/** The long-running fibers: the reconciler, the inbox sweeper and the outbox relay. */
+export const WorkersLive = Layer.mergeAll(ReconcilerWorkersLive, InboxSweeperLive, OutboxRelayLive)

@@ -5,7 +5,7 @@ import { AppConfigTag } from "./Config.js"
 import { DatabaseMigrated } from "./db/Database.js"
 import { HttpLive } from "./http/Server.js"
 import { AppConfigLive, LoggingLive } from "./Runtime.js"
-import { ServicesLive } from "./Services.js"
+import { ServicesLive, WorkersLive } from "./Services.js"
 
 const HttpServerLive = Layer.unwrapEffect(
   Effect.map(AppConfigTag, (c) => NodeHttpServer.layer(createServer, { port: c.port, host: c.host }))
@@ -22,7 +22,7 @@ const Announce = Layer.effectDiscard(
   })
 )
 
-const Main = HttpLive.pipe(
+const Main = Layer.merge(HttpLive, WorkersLive).pipe(
   Layer.provide(HttpServerLive),
   Layer.provide(ServicesLive),
   Layer.provide(DatabaseMigrated("service")),

@@ -42,7 +42,10 @@ export const makeDatabaseLive = (role: "service" | "cli") =>
     })
   )
 
-export const MigratorLive = PgMigrator.layer({ loader: PgMigrator.fromRecord(migrations as never) }).pipe(
+/** The numbered migrations under migrations/, for PgMigrator.layer (start-up) and PgMigrator.run (`collections migrate`). */
+export const migratorOptions = { loader: PgMigrator.fromRecord(migrations as never) }
+
+export const MigratorLive = PgMigrator.layer(migratorOptions).pipe(
   Layer.provide(NodeContext.layer)
 )
 

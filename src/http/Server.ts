@@ -6,7 +6,8 @@ import {
   BillingHandlers, CheckoutHandlers, CheckoutPublicHandlers, CopilotHandlers, FlowsHandlers, InsightsHandlers, RulesHandlers,
   SettingsHandlers, SettlementsHandlers, SubMerchantsHandlers, TransfersHandlers
 } from "./handlers/LaterHandlers.js"
-import { ReceiverHandlers, SandboxHandlers, TransactionsHandlers, WebhookEndpointsHandlers } from "./handlers/PipelineStubs.js"
+import { ReceiverHandlers, SandboxHandlers, TransactionsHandlers } from "./handlers/DepositHandlers.js"
+import { WebhookEndpointsHandlers } from "./handlers/PipelineStubs.js"
 import { VirtualAccountHandlers } from "./handlers/VirtualAccountHandlers.js"
 import { problemDetails } from "./Problem.js"
 import { AuthenticationLive } from "./Security.js"

@@ -8,7 +8,7 @@ import * as path from "node:path"
 import { type AppConfig, AppConfigTag } from "../../src/Config.js"
 import { MigratorLive, pgClientLayer } from "../../src/db/Database.js"
 import { HttpLive } from "../../src/http/Server.js"
-import { makeServices } from "../../src/Services.js"
+import { makeServices, WorkersLive } from "../../src/Services.js"
 import { SandboxProviderLive } from "../../services/provider/SandboxProvider.js"
 import type { BankProvider } from "../../services/provider/BankProvider.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "./TestDatabase.js"
@@ -37,9 +37,9 @@ export const TestSql = Layer.unwrapEffect(
 /**
  * The real service over real HTTP (random port) on a fresh database. `HttpClient` in the context points at it.
  */
-export const makeTestApp = <E, R>(options: { config?: Partial<AppConfig>; provider?: Layer.Layer<BankProvider, E, R> } = {}) => {
+export const makeTestApp = <E, R>(options: { config?: Partial<AppConfig>; provider?: Layer.Layer<BankProvider, E, R>; workers?: boolean } = {}) => {
   const config = testConfig(options.config)
-  return HttpLive.pipe(
+  return (options.workers === false ? HttpLive : Layer.merge(HttpLive, WorkersLive)).pipe(
     Layer.provideMerge(NodeHttpServer.layerTest),
     Layer.provideMerge(makeServices(options.provider ?? (SandboxProviderLive as unknown as Layer.Layer<BankProvider, E, R>))),
     Layer.provideMerge(TestSql),

@@ -1,0 +1,22 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { Mode } from "../src/Config.js"
+import { isBalanced, type Leg } from "../src/domain/Ledger.js"
+
+/** Appends balanced journals to the immutable ledger, inside the caller's transaction. */
+export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const post = Effect.fn("Ledger.post")(function* (tenantId: string, mode: Mode, journalId: string, legs: ReadonlyArray<Leg>) {
+      if (legs.length === 0) return
+      if (!isBalanced(legs)) return yield* Effect.dieMessage(`unbalanced journal ${journalId}: ${JSON.stringify(legs)}`)
+      yield* sql`INSERT INTO ledger_entries ${sql.insert(legs.map((l) => ({ tenantId, mode, journalId, account: l.account, amountKobo: l.amountKobo })))}`
+    })
+    const balance = Effect.fn("Ledger.balance")(function* (tenantId: string, mode: Mode, account: string) {
+      const rows = yield* sql<{ balance: number }>`
+        SELECT COALESCE(sum(amount_kobo), 0)::bigint AS balance FROM ledger_entries WHERE tenant_id = ${tenantId} AND mode = ${mode} AND account = ${account}`
+      return rows[0]!.balance
+    })
+    return { post, balance } as const
+  })
+}) {}

@@ -1,0 +1,48 @@
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect } from "effect"
+import type { Mode } from "../src/Config.js"
+import { newId } from "../src/domain/Ids.js"
+
+/** The envelope every event follows, on webhooks and on the RECONCILED stream alike. */
+export interface EventEnvelope<T = unknown> {
+  readonly id: string
+  readonly type: string
+  readonly createdAt: string
+  readonly mode: Mode
+  readonly data: T
+}
+
+export interface StagedEvent {
+  readonly tenantId: string
+  readonly mode: Mode
+  readonly type: string
+  /** Names the stream subject's last token: the accountRef (or NUBAN when unmatched). */
+  readonly subjectKey: string
+  readonly data: unknown
+}
+
+/** Stages events in the caller's transaction; fibers in streams/ and services/webhooks drain them after commit. */
+export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const stage = Effect.fn("Outbox.stage")(function* (events: ReadonlyArray<StagedEvent>) {
+      if (events.length === 0) return [] as ReadonlyArray<EventEnvelope>
+      const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+      const envelopes = events.map((e) => ({
+        tenantId: e.tenantId,
+        subjectKey: e.subjectKey,
+        envelope: { id: newId("evt"), type: e.type, createdAt, mode: e.mode, data: e.data } satisfies EventEnvelope
+      }))
+      yield* sql`INSERT INTO outbox ${sql.insert(envelopes.map((e) => ({
+        eventId: e.envelope.id,
+        tenantId: e.tenantId,
+        mode: e.envelope.mode,
+        eventType: e.envelope.type,
+        subjectKey: e.subjectKey,
+        envelope: JSON.stringify(e.envelope)
+      })))}`
+      return envelopes.map((e) => e.envelope)
+    })
+    return { stage } as const
+  })
+}) {}

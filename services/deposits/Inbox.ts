@@ -1,0 +1,65 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { Mode } from "../../src/Config.js"
+import type { DepositEnvelope } from "../../streams/DepositBus.js"
+import type { SandboxEvent } from "./SandboxEvent.js"
+
+export interface InboxRow {
+  readonly id: number
+  readonly tenantId: string
+  readonly mode: Mode
+  readonly provider: string
+  readonly providerReference: string
+  readonly kind: "inflow" | "reversal"
+  readonly accountNumber: string
+  readonly payload: SandboxEvent
+  readonly reconciledAt: Date | null
+}
+
+export const envelopeOf = (r: Pick<InboxRow, "id" | "tenantId" | "mode" | "provider" | "providerReference" | "accountNumber">): DepositEnvelope => ({
+  inboxId: r.id,
+  tenantId: r.tenantId,
+  mode: r.mode,
+  provider: r.provider,
+  reference: r.providerReference,
+  accountNumber: r.accountNumber
+})
+
+/** The Postgres inbox of provider events: the durable record a receiver answer rests on. */
+export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /** Inserts the event; undefined when the (tenant, mode, provider, reference) is already there. */
+    const insert = Effect.fn("Inbox.insert")(function* (row: Omit<InboxRow, "id" | "reconciledAt">) {
+      const rows = yield* sql<{ id: number }>`
+        INSERT INTO inbound_events ${sql.insert({ ...row, payload: JSON.stringify(row.payload) })}
+        ON CONFLICT (tenant_id, mode, provider, provider_reference) DO NOTHING RETURNING id`
+      return rows[0] ? envelopeOf({ ...row, id: rows[0].id }) : undefined
+    }, Effect.orDie)
+
+    const markPublished = (ids: ReadonlyArray<number>) =>
+      ids.length === 0 ? Effect.void : sql`UPDATE inbound_events SET published_at = now() WHERE id IN ${sql.in(ids)}`.pipe(Effect.asVoid, Effect.orDie)
+
+    /**
+     * Rows the bus may have lost: never published and older than a few seconds, or published long enough ago
+     * (beyond JetStream's de-duplication window) without being reconciled.
+     */
+    const unreconciled = Effect.fn("Inbox.unreconciled")(function* (limit: number) {
+      return yield* sql<Pick<InboxRow, "id" | "tenantId" | "mode" | "provider" | "providerReference" | "accountNumber">>`
+        SELECT id, tenant_id, mode, provider, provider_reference, account_number FROM inbound_events
+        WHERE reconciled_at IS NULL
+          AND ((published_at IS NULL AND received_at < now() - interval '3 seconds')
+            OR published_at < now() - interval '11 minutes')
+        ORDER BY id LIMIT ${limit}`
+    }, Effect.orDie)
+
+    const fromId = Effect.fn("Inbox.fromId")(function* (fromId: number, limit: number) {
+      return yield* sql<Pick<InboxRow, "id" | "tenantId" | "mode" | "provider" | "providerReference" | "accountNumber">>`
+        SELECT id, tenant_id, mode, provider, provider_reference, account_number FROM inbound_events
+        WHERE id >= ${fromId} ORDER BY id LIMIT ${limit}`
+    }, Effect.orDie)
+
+    return { insert, markPublished, unreconciled, fromId } as const
+  })
+}) {}

@@ -1,0 +1,147 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { Mode } from "../../src/Config.js"
+import { type AccountContext, decideInflow, decideReversalOutcome, type DepositOutcome } from "../../src/domain/DepositDecision.js"
+import { DUPLICATE_WINDOW_MS, isDuplicateInflow, normalisePayerName } from "../../src/domain/Reconciliation.js"
+import { PAYER_REUSE_WINDOW_MS, VELOCITY_WINDOW_MS } from "../../src/domain/Risk.js"
+import type { DepositEnvelope } from "../../streams/DepositBus.js"
+import { Ledger } from "../Ledger.js"
+import { Outbox } from "../Outbox.js"
+import { toTransaction, TRANSACTION_COLUMNS, type TransactionRow } from "../Transactions.js"
+import { toVirtualAccount, type VirtualAccountRow } from "../VirtualAccounts.js"
+import type { InboxRow } from "./Inbox.js"
+import { INFLOW_EVENT } from "./SandboxEvent.js"
+
+export type ReconcileResult = "reconciled" | "already-reconciled" | "missing-inbox-row"
+
+type LockedAccount = VirtualAccountRow & { readonly riskThreshold: number }
+
+const ACCOUNT_COLUMNS = `va.id, va.tenant_id, va.mode, va.account_ref, va.customer_id, va.request_fingerprint, va.status,
+  false AS lease_expired, va.nuban, va.bank_code, va.bank_name, va.account_name, c.name, c.email, c.phone, va.expected_amount_kobo,
+  va.expiry_date_utc, va.sub_merchant_ref, va.amount_paid_kobo, va.first_activity_at, va.created_at`
+
+/**
+ * Applies one deposit in ONE transaction: lock the account, skip a reference already recorded, classify and score,
+ * record the transaction, post balanced ledger legs, move the running figures, mark the inbox row, stage events.
+ */
+export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/Reconciler", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const ledger = yield* Ledger
+    const outbox = yield* Outbox
+
+    const lockAccount = (tenantId: string, mode: Mode, nuban: string) =>
+      sql<LockedAccount>`SELECT ${sql.literal(ACCOUNT_COLUMNS)}, t.risk_threshold
+        FROM virtual_accounts va JOIN customers c ON c.id = va.customer_id JOIN tenants t ON t.id = va.tenant_id
+        WHERE va.tenant_id = ${tenantId} AND va.mode = ${mode} AND va.nuban = ${nuban} AND va.status = 'Active'
+        FOR UPDATE OF va`.pipe(Effect.map((rows) => rows[0]))
+
+    const riskInputs = (account: LockedAccount, event: InboxRow["payload"], paidAt: Date) =>
+      Effect.gen(function* () {
+        const windowStart = new Date(paidAt.getTime() - DUPLICATE_WINDOW_MS)
+        const windowEnd = new Date(paidAt.getTime() + DUPLICATE_WINDOW_MS)
+        const prior = yield* sql<{ reference: string; amountKobo: number; senderAccountNumber: string | null; senderName: string | null; paidAt: Date }>`
+          SELECT reference, amount_kobo, sender_account_number, sender_name, paid_at FROM transactions
+          WHERE virtual_account_id = ${account.id} AND kind = 'inflow' AND status IN ('Completed', 'PendingReview')
+            AND paid_at BETWEEN ${windowStart} AND ${windowEnd}`
+        const velocityStart = new Date(paidAt.getTime() - VELOCITY_WINDOW_MS)
+        const inflowsToAccountInWindow = prior.filter((p) => p.paidAt >= velocityStart && p.paidAt <= paidAt).length
+        const payerKey = event.senderName ? normalisePayerName(event.senderName) : ""
+        const reuse = payerKey === ""
+          ? [{ n: 0 }]
+          : yield* sql<{ n: number }>`
+              SELECT count(DISTINCT virtual_account_id)::bigint AS n FROM transactions
+              WHERE tenant_id = ${account.tenantId} AND mode = ${account.mode} AND sender_name_key = ${payerKey}
+                AND virtual_account_id <> ${account.id}
+                AND paid_at BETWEEN ${new Date(paidAt.getTime() - PAYER_REUSE_WINDOW_MS)} AND ${paidAt}`
+        const duplicate = isDuplicateInflow(
+          { reference: event.sessionId, amountKobo: event.amountKobo, senderAccountNumber: event.senderAccountNumber, senderName: event.senderName, paidAtMs: paidAt.getTime() },
+          prior.map((p) => ({ ...p, paidAtMs: p.paidAt.getTime() }))
+        )
+        return { duplicate, inflowsToAccountInWindow, accountsPaidByPayerInWindow: reuse[0]!.n }
+      })
+
+    /** Marks the inflows a reversal takes back, newest first (the named session first). */
+    const applyReversalToCredits = (accountId: string, reversedSessionId: string | null, amountKobo: number) =>
+      Effect.gen(function* () {
+        if (amountKobo === 0) return
+        const credits = yield* sql<{ id: number; amountKobo: number; reversedKobo: number }>`
+          SELECT id, amount_kobo, reversed_kobo FROM transactions
+          WHERE virtual_account_id = ${accountId} AND kind = 'inflow' AND status = 'Completed' AND reversed_kobo < amount_kobo
+          ORDER BY (reference = ${reversedSessionId ?? ""}) DESC, paid_at DESC, id DESC`
+        let remaining = amountKobo
+        for (const c of credits) {
+          if (remaining === 0) break
+          const take = Math.min(remaining, c.amountKobo - c.reversedKobo)
+          remaining -= take
+          yield* sql`UPDATE transactions SET reversed_kobo = reversed_kobo + ${take},
+            status = CASE WHEN reversed_kobo + ${take} = amount_kobo THEN 'Reversed' ELSE status END WHERE id = ${c.id}`
+        }
+      })
+
+    const reconcileLocked = (inbox: InboxRow) =>
+      Effect.gen(function* () {
+        const event = inbox.payload
+        const paidAt = new Date(event.paidAt)
+        const account = yield* lockAccount(inbox.tenantId, inbox.mode, inbox.accountNumber)
+        const existing = yield* sql`SELECT 1 FROM transactions WHERE tenant_id = ${inbox.tenantId} AND mode = ${inbox.mode} AND reference = ${inbox.providerReference}`
+        if (existing.length > 0) {
+          yield* sql`UPDATE inbound_events SET reconciled_at = COALESCE(reconciled_at, now()) WHERE id = ${inbox.id}`
+          return "already-reconciled" as const
+        }
+        const context: AccountContext | null = account
+          ? { id: account.id, figures: { expectedAmountKobo: account.expectedAmountKobo, amountPaidKobo: account.amountPaidKobo }, customerName: account.name }
+          : null
+        let outcome: DepositOutcome
+        if (event.event === INFLOW_EVENT) {
+          const inputs = account
+            ? yield* riskInputs(account, event, paidAt)
+            : { duplicate: false, inflowsToAccountInWindow: 0, accountsPaidByPayerInWindow: 0 }
+          outcome = decideInflow({ account: context, amountKobo: event.amountKobo, senderName: event.senderName, riskThreshold: account?.riskThreshold ?? 100, ...inputs })
+        } else {
+          outcome = decideReversalOutcome(context, event.amountKobo)
+          if (account) yield* applyReversalToCredits(account.id, event.reversedSessionId, outcome.appliedKobo)
+        }
+        const [row] = yield* sql<TransactionRow>`INSERT INTO transactions ${sql.insert({
+          tenantId: inbox.tenantId, mode: inbox.mode, provider: inbox.provider, reference: inbox.providerReference, inboundEventId: inbox.id,
+          virtualAccountId: account?.id ?? null, accountRef: account?.accountRef ?? null, nuban: inbox.accountNumber,
+          kind: inbox.kind, amountKobo: event.amountKobo, appliedKobo: outcome.appliedKobo, surplusKobo: outcome.surplusKobo,
+          status: outcome.status, reconciliationStatus: outcome.reconciliationStatus, riskScore: outcome.risk.score,
+          riskReasons: JSON.stringify(outcome.risk.reasons), senderName: event.senderName,
+          senderNameKey: event.senderName ? normalisePayerName(event.senderName) || null : null,
+          senderAccountNumber: event.senderAccountNumber, senderBankCode: event.senderBankCode, narration: event.narration,
+          paidAt, reversedReference: event.reversedSessionId, amountPaidAfterKobo: outcome.amountPaidAfterKobo, paymentStateAfter: outcome.paymentStateAfter
+        })} RETURNING ${sql.literal(TRANSACTION_COLUMNS)}`
+        yield* ledger.post(inbox.tenantId, inbox.mode, `txn:${inbox.providerReference}`, outcome.legs)
+        let accountAfter: VirtualAccountRow | undefined
+        if (account) {
+          const [updated] = yield* sql<{ amountPaidKobo: number; firstActivityAt: Date }>`
+            UPDATE virtual_accounts SET amount_paid_kobo = ${outcome.amountPaidAfterKobo ?? account.amountPaidKobo},
+              first_activity_at = COALESCE(first_activity_at, now())
+            WHERE id = ${account.id} RETURNING amount_paid_kobo, first_activity_at`
+          accountAfter = { ...account, ...updated! }
+        }
+        yield* sql`UPDATE inbound_events SET reconciled_at = now() WHERE id = ${inbox.id}`
+        const transaction = toTransaction(row!)
+        const data = { transaction, account: accountAfter ? toVirtualAccount(accountAfter) : null, risk: outcome.risk }
+        const subjectKey = account?.accountRef ?? inbox.accountNumber
+        yield* outbox.stage([
+          { tenantId: inbox.tenantId, mode: inbox.mode, type: "deposit.reconciled", subjectKey, data },
+          ...(outcome.status === "PendingReview" ? [{ tenantId: inbox.tenantId, mode: inbox.mode, type: "transaction.review_required", subjectKey, data }] : [])
+        ])
+        return "reconciled" as const
+      })
+
+    const reconcile = Effect.fn("Reconciler.reconcile")(function* (envelope: DepositEnvelope) {
+      const rows = yield* sql<InboxRow>`
+        SELECT id, tenant_id, mode, provider, provider_reference, kind, account_number, payload, reconciled_at
+        FROM inbound_events WHERE id = ${envelope.inboxId} AND tenant_id = ${envelope.tenantId} AND mode = ${envelope.mode}`
+      const inbox = rows[0]
+      if (!inbox) return "missing-inbox-row" as const
+      if (inbox.reconciledAt !== null) return "already-reconciled" as const
+      return yield* sql.withTransaction(reconcileLocked(inbox))
+    })
+
+    return { reconcile } as const
+  })
+}) {}

@@ -1,0 +1,72 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { AppConfigTag, type Mode } from "../../src/Config.js"
+import { newId } from "../../src/domain/Ids.js"
+import type { WebhookEndpoint } from "../../src/http/groups/WebhookEndpointsApi.js"
+import { BadRequest, notFound } from "../../src/http/Problem.js"
+import { SecretBox } from "../Keys.js"
+import { checkTarget } from "./SafeTarget.js"
+import { newSigningSecret } from "./Signature.js"
+import { TargetResolver } from "./TargetResolver.js"
+
+interface EndpointRow {
+  readonly id: string
+  readonly url: string
+  readonly active: boolean
+  readonly createdAt: Date
+}
+
+const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({ id: r.id, url: r.url, active: r.active, createdAt: r.createdAt.toISOString() })
+
+/** A tenant's outbound webhook endpoints. The signing secret leaves this service once: in `create`'s answer. */
+export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("services/webhooks/WebhookEndpoints", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const box = yield* SecretBox
+    const config = yield* AppConfigTag
+
+    /** Only public https targets (every resolved address checked), unless insecure targets are allowed. */
+    const create = Effect.fn("WebhookEndpoints.create")(function* (tenantId: string, mode: Mode, rawUrl: string) {
+      const resolve = yield* TargetResolver
+      const target = yield* checkTarget(rawUrl, { allowInsecure: config.webhookAllowInsecureTargets, resolve }).pipe(
+        Effect.mapError((e) => new BadRequest({ code: "invalid_webhook_url", message: `The webhook URL is not allowed: ${e.reason}.` }))
+      )
+      const secret = newSigningSecret()
+      const rows = yield* sql<EndpointRow>`
+        INSERT INTO webhook_endpoints ${sql.insert({ id: newId("whe"), tenantId, mode, url: target.url.href, secretSealed: box.seal(secret) })}
+        RETURNING id, url, active, created_at`.pipe(Effect.orDie)
+      return { ...toEndpoint(rows[0]!), secret }
+    })
+
+    /** Active endpoints, newest first; never their secrets. */
+    const list = Effect.fn("WebhookEndpoints.list")(function* (tenantId: string, mode: Mode) {
+      const rows = yield* sql<EndpointRow>`
+        SELECT id, url, active, created_at FROM webhook_endpoints
+        WHERE tenant_id = ${tenantId} AND mode = ${mode} AND active
+        ORDER BY created_at DESC, id DESC`.pipe(Effect.orDie)
+      return rows.map(toEndpoint)
+    })
+
+    /**
+     * Deactivates the endpoint; its unfinished deliveries are dead-lettered in the same transaction, so nothing
+     * waits forever for an endpoint that will never be called again.
+     */
+    const deactivate = Effect.fn("WebhookEndpoints.deactivate")(function* (tenantId: string, mode: Mode, id: string) {
+      const done = yield* sql.withTransaction(
+        Effect.gen(function* () {
+          const rows = yield* sql<{ id: string }>`
+            UPDATE webhook_endpoints SET active = false, deactivated_at = now()
+            WHERE id = ${id} AND tenant_id = ${tenantId} AND mode = ${mode} AND active RETURNING id`
+          if (rows.length === 0) return false
+          yield* sql`
+            UPDATE webhook_deliveries SET status = 'DeadLettered', next_attempt_at = NULL, last_error = 'endpoint deactivated', updated_at = now()
+            WHERE endpoint_id = ${id} AND status IN ('Pending', 'Failed')`
+          return true
+        })
+      ).pipe(Effect.orDie)
+      if (!done) return yield* notFound("webhook endpoint", id)
+    })
+
+    return { create, list, deactivate } as const
+  })
+}) {}

@@ -1,0 +1,8 @@
+import type { Command } from "./Command.js"
+import { keysCommands } from "./KeysCommands.js"
+import { laterCommands } from "./LaterCommands.js"
+import { migrateCommand } from "./MigrateCommand.js"
+import { tenantsCommands } from "./TenantsCommands.js"
+
+/** Every command the CLI knows, in the order help lists them. */
+export const commands: ReadonlyArray<Command> = [migrateCommand, ...tenantsCommands, ...keysCommands, ...laterCommands]

@@ -1,0 +1,54 @@
+import { Context, Data, type Effect, type Stream } from "effect"
+import type { Mode } from "../src/Config.js"
+
+/** What travels on the deposit stream: a pointer to the inbox row plus the routing key. */
+export interface DepositEnvelope {
+  readonly inboxId: number
+  readonly tenantId: string
+  readonly mode: Mode
+  readonly provider: string
+  readonly reference: string
+  readonly accountNumber: string
+}
+
+/** One delivery of a message to the reconciler, with the broker's acknowledgement verbs. */
+export interface Delivery {
+  /** Left: the raw payload that could not be decoded (a poison message). */
+  readonly envelope: DepositEnvelope | { readonly undecodable: string }
+  readonly subject: string
+  readonly streamSeq: number | null
+  readonly deliveryCount: number
+  readonly ack: Effect.Effect<void>
+  readonly nak: (delayMs: number) => Effect.Effect<void>
+  readonly term: Effect.Effect<void>
+}
+
+export class BusError extends Data.TaggedError("BusError")<{ readonly message: string; readonly cause?: unknown }> {}
+
+/** The deposit stream: JetStream in production, an in-process queue for the embedded default. */
+export interface DepositBusShape {
+  readonly kind: "jetstream" | "in-process"
+  readonly publish: (envelopes: ReadonlyArray<DepositEnvelope>) => Effect.Effect<void, BusError>
+  readonly deliveries: Stream.Stream<Delivery, BusError>
+  /** The most times a message is delivered before the broker gives up on it. */
+  readonly maxDeliver: number
+}
+
+export class DepositBus extends Context.Tag("streams/DepositBus")<DepositBus, DepositBusShape>() {}
+
+export const isDecoded = (e: Delivery["envelope"]): e is DepositEnvelope => !("undecodable" in e)
+
+export const encodeEnvelope = (e: DepositEnvelope) => JSON.stringify(e)
+
+export const decodeEnvelope = (raw: string): Delivery["envelope"] => {
+  try {
+    const v = JSON.parse(raw) as Partial<DepositEnvelope>
+    if (
+      typeof v.inboxId === "number" && typeof v.tenantId === "string" && (v.mode === "test" || v.mode === "live") &&
+      typeof v.provider === "string" && typeof v.reference === "string" && typeof v.accountNumber === "string"
+    ) return v as DepositEnvelope
+  } catch {
+    // fall through: undecodable
+  }
+  return { undecodable: raw.slice(0, 4000) }
+}

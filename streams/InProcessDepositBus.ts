@@ -1,0 +1,29 @@
+import { Effect, Layer, Queue, Stream } from "effect"
+import { DepositBus, type Delivery, type DepositEnvelope } from "./DepositBus.js"
+
+/**
+ * The embedded default's deposit stream: a bounded in-memory queue. It holds nothing durable; the Postgres inbox
+ * does, and the sweeper re-feeds any inbox row not reconciled in time, so a restart loses nothing.
+ */
+export const InProcessDepositBusLive = Layer.effect(
+  DepositBus,
+  Effect.gen(function* () {
+    const queue = yield* Queue.dropping<{ envelope: DepositEnvelope; deliveryCount: number }>(50_000)
+    const toDelivery = (item: { envelope: DepositEnvelope; deliveryCount: number }): Delivery => ({
+      envelope: item.envelope,
+      subject: `deposits.${item.envelope.tenantId}.${item.envelope.mode}.${item.envelope.accountNumber}`,
+      streamSeq: null,
+      deliveryCount: item.deliveryCount,
+      ack: Effect.void,
+      nak: (delayMs) =>
+        Effect.sleep(delayMs).pipe(Effect.zipRight(Queue.offer(queue, { ...item, deliveryCount: item.deliveryCount + 1 })), Effect.forkDaemon, Effect.asVoid),
+      term: Effect.void
+    })
+    return DepositBus.of({
+      kind: "in-process",
+      maxDeliver: 8,
+      publish: (envelopes) => Queue.offerAll(queue, envelopes.map((envelope) => ({ envelope, deliveryCount: 1 }))).pipe(Effect.asVoid),
+      deliveries: Stream.fromQueue(queue).pipe(Stream.map(toDelivery))
+    })
+  })
+)

@@ -1,0 +1,26 @@
+import { Effect, Layer, Schedule } from "effect"
+import { envelopeOf, Inbox } from "../services/deposits/Inbox.js"
+import { DepositBus } from "./DepositBus.js"
+
+export const SWEEP_EVERY = "2 seconds"
+const SWEEP_BATCH = 1000
+
+/** Re-feeds inbox rows the bus may have lost (NATS was down, or a message gave up), so an outage delays and loses nothing. */
+export const sweepOnce = Effect.gen(function* () {
+  const inbox = yield* Inbox
+  const bus = yield* DepositBus
+  const rows = yield* inbox.unreconciled(SWEEP_BATCH)
+  if (rows.length === 0) return 0
+  yield* bus.publish(rows.map(envelopeOf))
+  yield* inbox.markPublished(rows.map((r) => r.id))
+  yield* Effect.logInfo(`sweeper re-fed ${rows.length} unreconciled inbox rows`)
+  return rows.length
+})
+
+export const InboxSweeperLive = Layer.scopedDiscard(
+  sweepOnce.pipe(
+    Effect.catchAll((e) => Effect.logWarning(`sweeper could not publish; will retry: ${e.message}`)),
+    Effect.repeat(Schedule.spaced(SWEEP_EVERY)),
+    Effect.forkScoped
+  )
+)

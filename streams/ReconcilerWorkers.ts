@@ -1,0 +1,70 @@
+import { SqlClient } from "@effect/sql"
+import { Cause, Effect, Exit, Layer, Queue, Schedule, Stream } from "effect"
+import { Reconciler } from "../services/deposits/Reconciler.js"
+import { type Delivery, DepositBus, isDecoded } from "./DepositBus.js"
+
+/** Long-lived partitions: one account key always lands on the same fiber, so its deposits apply in order. */
+export const PARTITIONS = 16
+const PARTITION_BUFFER = 256
+
+const partitionOf = (key: string) => {
+  let h = 2166136261
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619)
+  return (h >>> 0) % PARTITIONS
+}
+
+const make = Effect.gen(function* () {
+  const bus = yield* DepositBus
+  const reconciler = yield* Reconciler
+  const sql = yield* SqlClient.SqlClient
+
+  const recordPoison = (d: Delivery, reason: string) =>
+    sql`INSERT INTO poison_messages ${sql.insert({
+      source: `deposits:${bus.kind}`, subject: d.subject, streamSeq: d.streamSeq, reason,
+      payload: isDecoded(d.envelope) ? JSON.stringify(d.envelope) : d.envelope.undecodable
+    })}`.pipe(
+      Effect.zipRight(Effect.logError(`deposit message terminated as poison: ${reason}`, { subject: d.subject, seq: d.streamSeq })),
+      Effect.zipRight(d.term),
+      Effect.catchAllCause((c) => Effect.logError("could not record a poison message; leaving it for redelivery", c))
+    )
+
+  // Transient failures are retried in place first, so one account's later deposits do not overtake an earlier one.
+  const retryInPlace = Schedule.exponential("50 millis").pipe(Schedule.intersect(Schedule.recurs(3)))
+
+  const handle = (d: Delivery): Effect.Effect<void> => {
+    if (!isDecoded(d.envelope)) return recordPoison(d, "undecodable deposit message")
+    const envelope = d.envelope
+    return reconciler.reconcile(envelope).pipe(
+      Effect.retry(retryInPlace),
+      Effect.exit,
+      Effect.flatMap((exit) => {
+        if (Exit.isSuccess(exit)) {
+          return exit.value === "missing-inbox-row" ? recordPoison(d, `no inbox row ${envelope.inboxId} for ${envelope.reference}`) : d.ack
+        }
+        if (Cause.isInterruptedOnly(exit.cause)) return Effect.void
+        if (d.deliveryCount >= bus.maxDeliver) return recordPoison(d, `failed ${d.deliveryCount} deliveries: ${Cause.pretty(exit.cause).slice(0, 500)}`)
+        return Effect.logWarning(`deposit ${envelope.reference} failed; redelivering`, exit.cause).pipe(
+          Effect.zipRight(d.nak(Math.min(30_000, 500 * 2 ** d.deliveryCount)))
+        )
+      })
+    )
+  }
+
+  const queues = yield* Effect.forEach(Array.from({ length: PARTITIONS }), () => Queue.bounded<Delivery>(PARTITION_BUFFER))
+  for (const q of queues) {
+    yield* Queue.take(q).pipe(Effect.flatMap(handle), Effect.forever, Effect.forkScoped)
+  }
+  yield* bus.deliveries.pipe(
+    Stream.runForEach((d) => {
+      const key = isDecoded(d.envelope) ? `${d.envelope.tenantId}:${d.envelope.mode}:${d.envelope.accountNumber}` : d.subject
+      return Queue.offer(queues[partitionOf(key)]!, d)
+    }),
+    Effect.tapErrorCause((c) => Effect.logError("deposit consumer stopped; restarting", c)),
+    Effect.retry(Schedule.spaced("1 second")),
+    Effect.forkScoped
+  )
+  yield* Effect.logDebug(`reconciler running: ${PARTITIONS} partitions on the ${bus.kind} deposit bus`)
+})
+
+/** The reconciler: consumes the deposit stream into per-account-key partitions; acks after commit. */
+export const ReconcilerWorkersLive = Layer.scopedDiscard(make)

@@ -1,0 +1,111 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
+export const CLI_BIN = path.join(REPO_ROOT, "bin", "collections.mjs")
+
+/** Variables the children must not inherit from the developer's shell: each test states its own. */
+const OWN_VARS = [
+  "PORT", "HOST", "DATABASE_URL", "NATS_URL", "NATS_PREFIX", "DATA_DIR", "TOKEN_SIGNING_KEY", "DATA_ENCRYPTION_KEY",
+  "LOG_LEVEL", "WEBHOOK_ALLOW_INSECURE_TARGETS", "WEBHOOK_RETRY_DELAYS_MS", "DB_POOL_SIZE"
+]
+
+export const childEnv = (vars: Record<string, string>): NodeJS.ProcessEnv => {
+  const env = { ...process.env }
+  for (const name of OWN_VARS) delete env[name]
+  return { ...env, ...vars }
+}
+
+export const tempDir = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+
+export interface CliResult {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the packaged CLI (`bin/collections.mjs`) to completion. */
+export const runCli = (args: ReadonlyArray<string>, vars: Record<string, string>, timeoutMs = 90_000): Promise<CliResult> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_BIN, ...args], { cwd: REPO_ROOT, env: childEnv(vars), stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()))
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()))
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
+    child.on("error", reject)
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+
+/** A TCP port nothing listens on right now. */
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const srv = net.createServer()
+    srv.on("error", reject)
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as net.AddressInfo).port
+      srv.close(() => resolve(port))
+    })
+  })
+
+export interface Service {
+  readonly child: ChildProcess
+  readonly baseUrl: string
+  /** Everything the service wrote so far, for failure messages. */
+  readonly output: () => string
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+/** Starts the real service (`node --import tsx src/main.ts`) and resolves once it answers HTTP. */
+export const startService = async (vars: Record<string, string> & { PORT: string }, timeoutMs = 120_000): Promise<Service> => {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "src", "main.ts")], {
+    cwd: REPO_ROOT,
+    env: childEnv({ HOST: "127.0.0.1", ...vars }),
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let out = ""
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()))
+  child.stderr!.on("data", (d: Buffer) => (out += d.toString()))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal }))
+  )
+  const service: Service = { child, baseUrl: `http://127.0.0.1:${vars.PORT}`, output: () => out, exited }
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the service exited before it listened:\n${out}`)
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL")
+      throw new Error(`the service did not answer HTTP within ${timeoutMs} ms:\n${out}`)
+    }
+    const answered = await fetch(`${service.baseUrl}/api/v1/dashboard/me`).then(() => true, () => false)
+    if (answered) return service
+    await new Promise((r) => setTimeout(r, 250))
+  }
+}
+
+export interface HttpAnswer {
+  readonly status: number
+  readonly body: any
+}
+
+export const http = async (baseUrl: string, method: string, url: string, opts: { token?: string; json?: unknown } = {}): Promise<HttpAnswer> => {
+  const headers: Record<string, string> = {}
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`
+  if (opts.json !== undefined) headers["content-type"] = "application/json"
+  const res = await fetch(baseUrl + url, { method, headers, ...(opts.json === undefined ? {} : { body: JSON.stringify(opts.json) }) })
+  const text = await res.text()
+  let body: unknown = text
+  try {
+    body = text === "" ? null : JSON.parse(text)
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: res.status, body }
+}
