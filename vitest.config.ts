@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
-    hookTimeout: 120_000,
+    hookTimeout: 60_000,
     pool: "forks",
     poolOptions: { forks: { maxForks: 3, minForks: 1 } },
     sequence: { concurrent: false }

@@ -4,10 +4,11 @@ import {
   jetstreamManager,
   JetStreamApiError,
   JetStreamApiCodes,
+  type ConsumerMessages,
   type JsMsg,
   type OrderedConsumerOptions
 } from "@nats-io/jetstream"
-import { Effect, Stream } from "effect"
+import { Effect, Option, Stream } from "effect"
 import { Nats, NatsError, tryNats } from "./Nats.js"
 import { streamNames, type Topology } from "./Topology.js"
 
@@ -44,6 +45,35 @@ export const publish = (
   )
 
 /**
+ * Stops pulling. `stop()` (inside `close()`) is synchronous: it unsubscribes and clears the timers. The promise
+ * `close()` returns settles only when the message iterator runs once more, which never happens once the reading
+ * fiber has been interrupted (or is parked downstream), so it is not awaited: awaiting it hung every shutdown.
+ */
+const stopMessages = (m: ConsumerMessages) =>
+  Effect.sync(() => {
+    m.close().then(
+      () => undefined,
+      () => undefined
+    )
+  })
+
+/**
+ * The messages as a Stream. Not `Stream.fromAsyncIterable`: on interruption that awaits the iterator's `return()`,
+ * which an async generator queues behind the pending `next()`, and a consumer with nothing to deliver never answers
+ * that `next()`, so closing the scope (service shutdown, end of a test) hung for good. Here the pending `next()` is
+ * simply abandoned; `stopMessages` then ends the iterator.
+ */
+const fromMessages = (messages: ConsumerMessages, onError: (cause: unknown) => NatsError): Stream.Stream<JsMsg, NatsError> =>
+  Stream.suspend(() => {
+    const iterator = messages[Symbol.asyncIterator]()
+    return Stream.repeatEffectOption(
+      Effect.tryPromise({ try: () => iterator.next(), catch: (cause) => Option.some(onError(cause)) }).pipe(
+        Effect.flatMap((r) => (r.done ? Effect.fail(Option.none()) : Effect.succeed(r.value)))
+      )
+    )
+  })
+
+/**
  * A durable pull consumer as a Stream. The consumer must exist (see `ensureTopology`); messages
  * are NOT acked for you: ack after the work has committed, nak to have one redelivered.
  * `maxMessages` is how many messages the client buffers ahead. Closing the scope (or interrupting
@@ -62,12 +92,9 @@ export const consume = (
       )
       const messages = yield* Effect.acquireRelease(
         tryNats(`cannot consume ${durable} on ${stream}`, () => consumer.consume({ max_messages: opts.maxMessages })),
-        (m) => Effect.promise(() => m.close().then(() => undefined, () => undefined))
+        stopMessages
       )
-      return Stream.fromAsyncIterable(
-        messages,
-        (cause) => new NatsError({ message: `consumer ${durable} on ${stream} failed: ${String(cause)}`, cause })
-      )
+      return fromMessages(messages, (cause) => new NatsError({ message: `consumer ${durable} on ${stream} failed: ${String(cause)}`, cause }))
     })
   )
 
@@ -113,12 +140,9 @@ export const replayFrom = (
 
       const messages = yield* Effect.acquireRelease(
         tryNats(`cannot replay ${stream}`, () => consumer.consume({ max_messages: Math.min(256, pending) })),
-        (m) => Effect.promise(() => m.close().then(() => undefined, () => undefined))
+        stopMessages
       )
-      return Stream.fromAsyncIterable(
-        messages,
-        (cause) => new NatsError({ message: `replay of ${stream} failed: ${String(cause)}`, cause })
-      ).pipe(
+      return fromMessages(messages, (cause) => new NatsError({ message: `replay of ${stream} failed: ${String(cause)}`, cause })).pipe(
         Stream.takeWhile((m) => m.seq <= lastSeq),
         Stream.takeUntil((m) => m.seq === lastSeq || m.info.pending === 0)
       )

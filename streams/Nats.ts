@@ -45,12 +45,16 @@ export const NatsLive = (servers: string, name = "collections-service"): Layer.L
       // drain() flushes pending publishes and lets subscriptions finish; it rejects at once when the
       // connection is down, and then close() is needed to stop the endless reconnect loop, which
       // would otherwise keep the process alive.
+      // Bounded: a drain stuck behind an open pull consumer must not hold up shutdown.
       (nc) =>
         Effect.promise(() =>
           nc.drain().then(
             () => undefined,
             () => nc.close().then(() => undefined, () => undefined)
           )
+        ).pipe(
+          Effect.timeout("5 seconds"),
+          Effect.catchAll(() => Effect.promise(() => nc.close().then(() => undefined, () => undefined)))
         )
     )
   )

@@ -24,10 +24,10 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("servic
     const sql = yield* SqlClient.SqlClient
     const box = yield* SecretBox
     const config = yield* AppConfigTag
+    const resolve = yield* TargetResolver
 
     /** Only public https targets (every resolved address checked), unless insecure targets are allowed. */
     const create = Effect.fn("WebhookEndpoints.create")(function* (tenantId: string, mode: Mode, rawUrl: string) {
-      const resolve = yield* TargetResolver
       const target = yield* checkTarget(rawUrl, { allowInsecure: config.webhookAllowInsecureTargets, resolve }).pipe(
         Effect.mapError((e) => new BadRequest({ code: "invalid_webhook_url", message: `The webhook URL is not allowed: ${e.reason}.` }))
       )

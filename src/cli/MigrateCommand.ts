@@ -1,5 +1,5 @@
 import { PgMigrator } from "@effect/sql-pg"
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Effect, Layer } from "effect"
 import { makeDatabaseLive, migratorOptions } from "../db/Database.js"
 import { asCliFailure, type Command } from "./Command.js"

@@ -1,4 +1,4 @@
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { Effect, Layer, Option, Redacted, String as Str } from "effect"
 import { migrations } from "../../migrations/index.js"

@@ -101,11 +101,24 @@ const rewriteToProblem: HttpApp.PreResponseHandler = (req, res) => {
   )
 }
 
+/**
+ * A body over the limit that declares its length is refused with 413 before it is read. (Reading past the limit
+ * makes the Node adapter destroy the request stream, which resets the connection with no answer at all.)
+ */
+const tooLarge = HttpServerResponse.unsafeJson(
+  { code: "payload_too_large", message: `The request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).` },
+  { status: 413 }
+)
+
 /** Global middleware: problem documents for every error, and a bounded request body. */
 export const problemDetails = HttpMiddleware.make((app) =>
   Effect.zipRight(
     HttpApp.appendPreResponseHandler(rewriteToProblem),
-    HttpIncomingMessage.withMaxBodySize(app, Option.some(FileSystem.Size(MAX_BODY_BYTES)))
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (req) =>
+      Number(req.headers["content-length"] ?? 0) > MAX_BODY_BYTES
+        ? rewriteToProblem(req, tooLarge) // answered here, outside the app, so the pre-response handler would not see it
+        : HttpIncomingMessage.withMaxBodySize(app, Option.some(FileSystem.Size(MAX_BODY_BYTES)))
+    )
   )
 )
 

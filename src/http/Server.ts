@@ -7,7 +7,7 @@ import {
   SettingsHandlers, SettlementsHandlers, SubMerchantsHandlers, TransfersHandlers
 } from "./handlers/LaterHandlers.js"
 import { ReceiverHandlers, SandboxHandlers, TransactionsHandlers } from "./handlers/DepositHandlers.js"
-import { WebhookEndpointsHandlers } from "./handlers/PipelineStubs.js"
+import { WebhookEndpointsHandlers } from "./handlers/WebhookEndpointHandlers.js"
 import { VirtualAccountHandlers } from "./handlers/VirtualAccountHandlers.js"
 import { problemDetails } from "./Problem.js"
 import { AuthenticationLive } from "./Security.js"

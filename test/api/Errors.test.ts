@@ -71,6 +71,17 @@ layer(makeTestApp(), { timeout: 60_000 })("errors are problem+json", (it) => {
       expectProblem(yield* call("POST", "/api/v1/auth/token", { rawBody: "{{{" }), 400, "malformed_request")
     }))
 
+  it.effect("a body over 1 MiB is 413 payload_too_large (an answer, not a reset connection)", () =>
+    Effect.gen(function* () {
+      const { token } = yield* tenant
+      const big = JSON.stringify({ accountRef: "big-1", name: "Big Body", pad: "a".repeat(2 * 1024 * 1024) })
+      const r = yield* call("POST", VA, { token, rawBody: big })
+      expectProblem(r, 413, "payload_too_large")
+      expect(r.body.message).toContain("1 MiB")
+      // The server is still there for the next request.
+      expectStatus(yield* call("GET", VA, { token }), 200)
+    }))
+
   it.effect("an unknown route is 404 route_not_found, with or without a token", () =>
     Effect.gen(function* () {
       const { token } = yield* tenant

@@ -19,7 +19,7 @@ const query = <A>(url: string, text: string, params: ReadonlyArray<unknown> = []
     }
   })
 
-layer(TestDatabaseLive, { timeout: 120_000 })("collections CLI on a real Postgres", (it) => {
+layer(TestDatabaseLive, { timeout: 120_000, excludeTestServices: true })("collections CLI on a real Postgres", (it) => {
   const dataDir = tempDir("collections-cli-")
   const cli = (...args: Array<string>) =>
     Effect.flatMap(TestDatabaseUrl, ({ url }) =>
@@ -27,7 +27,7 @@ layer(TestDatabaseLive, { timeout: 120_000 })("collections CLI on a real Postgre
     )
   const dbUrl = Effect.map(TestDatabaseUrl, ({ url }) => Redacted.value(url))
 
-  it.live("migrate applies every migration once, then has nothing to do", () =>
+  it.effect("migrate applies every migration once, then has nothing to do", () =>
     Effect.gen(function* () {
       const first = yield* cli("migrate")
       expect(first.code, shown(first)).toBe(0)
@@ -37,7 +37,7 @@ layer(TestDatabaseLive, { timeout: 120_000 })("collections CLI on a real Postgre
       expect(again.stdout.trim()).toBe("database is up to date")
     }))
 
-  it.live("usage errors exit 2 with the usage, and never open the database", () =>
+  it.effect("usage errors exit 2 with the usage, and never open the database", () =>
     Effect.gen(function* () {
       const noDb = { DATABASE_URL: "postgres://postgres@127.0.0.1:1/nowhere", DATA_DIR: dataDir }
       const cases: Array<[Array<string>, RegExp]> = [
@@ -64,7 +64,7 @@ layer(TestDatabaseLive, { timeout: 120_000 })("collections CLI on a real Postgre
       expect(unreachable.stderr).toMatch(/^error: cannot open the database: /m)
     }))
 
-  it.live("tenants create prints the id; list shows it as a table and as JSON", () =>
+  it.effect("tenants create prints the id; list shows it as a table and as JSON", () =>
     Effect.gen(function* () {
       const created = yield* cli("tenants", "create", "--name", "Adaeze Foods Ltd")
       expect(created.code, shown(created)).toBe(0)
@@ -85,7 +85,7 @@ layer(TestDatabaseLive, { timeout: 120_000 })("collections CLI on a real Postgre
       expect(audit).toEqual([{ actor: "operator:cli", action: "tenant.created" }])
     }))
 
-  it.live("approve and reject set the onboarding status and are audited as operator:cli", () =>
+  it.effect("approve and reject set the onboarding status and are audited as operator:cli", () =>
     Effect.gen(function* () {
       const tenantId = (yield* cli("tenants", "create", "--name", "Kano Textiles")).stdout.trim()
       const approved = yield* cli("tenants", "approve", tenantId)
@@ -109,7 +109,7 @@ layer(TestDatabaseLive, { timeout: 120_000 })("collections CLI on a real Postgre
       ])
     }))
 
-  it.live("an unknown tenant is a clear error with exit code 1", () =>
+  it.effect("an unknown tenant is a clear error with exit code 1", () =>
     Effect.gen(function* () {
       for (const args of [["tenants", "approve", "ten_nope"], ["tenants", "reject", "ten_nope"], ["keys", "create", "--tenant", "ten_nope", "--mode", "test"]]) {
         const r = yield* cli(...args)
@@ -119,7 +119,7 @@ layer(TestDatabaseLive, { timeout: 120_000 })("collections CLI on a real Postgre
       }
     }))
 
-  it.live("keys create: a test key at once; a live key only after approval; the secret printed is the one stored", () =>
+  it.effect("keys create: a test key at once; a live key only after approval; the secret printed is the one stored", () =>
     Effect.gen(function* () {
       const url = yield* dbUrl
       const tenantId = (yield* cli("tenants", "create", "--name", "Ibadan Books")).stdout.trim()
@@ -155,7 +155,7 @@ layer(TestDatabaseLive, { timeout: 120_000 })("collections CLI on a real Postgre
       expect(audit).toEqual([{ action: "api_key.created", mode: "test" }, { action: "api_key.created", mode: "live" }])
     }))
 
-  it.live("commands still to come answer that they are not available yet", () =>
+  it.effect("commands still to come answer that they are not available yet", () =>
     Effect.gen(function* () {
       const r = yield* cli("dead-letters", "list")
       expect(r.code, shown(r)).toBe(1)

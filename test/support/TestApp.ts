@@ -11,6 +11,8 @@ import { HttpLive } from "../../src/http/Server.js"
 import { makeServices, WorkersLive } from "../../src/Services.js"
 import { SandboxProviderLive } from "../../services/provider/SandboxProvider.js"
 import type { BankProvider } from "../../services/provider/BankProvider.js"
+import { deleteTopology } from "../../streams/JetStream.js"
+import { NatsLive } from "../../streams/Nats.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "./TestDatabase.js"
 
 export const testConfig = (overrides: Partial<AppConfig> = {}): AppConfig => ({
@@ -35,15 +37,35 @@ export const TestSql = Layer.unwrapEffect(
 ).pipe(Layer.provideMerge(TestDatabaseLive))
 
 /**
+ * When the app runs on JetStream, deletes the run's streams (prefix `natsPrefix`) as the app stops. Built before the
+ * app, so its finalizer runs after the workers and the app's NATS connection are gone. Best effort and bounded.
+ */
+const JetStreamCleanupLive = (config: AppConfig) =>
+  Option.match(config.natsUrl, {
+    onNone: () => Layer.empty,
+    onSome: (url) =>
+      Layer.scopedDiscard(
+        Effect.addFinalizer(() =>
+          deleteTopology({ prefix: config.natsPrefix }).pipe(
+            Effect.provide(NatsLive(url, "test-cleanup")),
+            Effect.timeout("10 seconds"),
+            Effect.ignore
+          )
+        )
+      )
+  })
+
+/**
  * The real service over real HTTP (random port) on a fresh database. `HttpClient` in the context points at it.
  */
-export const makeTestApp = <E, R>(options: { config?: Partial<AppConfig>; provider?: Layer.Layer<BankProvider, E, R>; workers?: boolean } = {}) => {
+export const makeTestApp = <E = never, R = never>(options: { config?: Partial<AppConfig>; provider?: Layer.Layer<BankProvider, E, R>; workers?: boolean } = {}) => {
   const config = testConfig(options.config)
   return (options.workers === false ? HttpLive : Layer.merge(HttpLive, WorkersLive)).pipe(
     Layer.provideMerge(NodeHttpServer.layerTest),
     Layer.provideMerge(makeServices(options.provider ?? (SandboxProviderLive as unknown as Layer.Layer<BankProvider, E, R>))),
     Layer.provideMerge(TestSql),
     Layer.provideMerge(Layer.succeed(AppConfigTag, config)),
+    Layer.provideMerge(JetStreamCleanupLive(config)),
     Layer.provide(Logger.minimumLogLevel(config.logLevel))
   )
 }

@@ -1,0 +1,124 @@
+import { Cause, Clock, Duration, Effect, FiberSet, Option, Queue } from "effect"
+import { AppConfigTag } from "../../src/Config.js"
+import { SecretBox } from "../Keys.js"
+import { attemptDelivery, type Outcome } from "./Attempt.js"
+import { type ClaimedDelivery, DispatchStore } from "./DispatchStore.js"
+import { delayBeforeRetry, retrySchedule } from "./RetrySchedule.js"
+import { TargetResolver } from "./TargetResolver.js"
+
+/** Bounds of the dispatcher; every one is finite. */
+export interface DispatcherOptions {
+  /** How often the outbox and the due deliveries are polled when nothing wakes the loops sooner. */
+  readonly pollMs: number
+  /** Outbox events staged per transaction. */
+  readonly stageBatch: number
+  /** Deliveries in flight at once, overall. */
+  readonly maxInFlight: number
+  /** Deliveries in flight at once per endpoint: a slow endpoint holds at most this many slots. */
+  readonly perEndpointInFlight: number
+  /** A claimed delivery not recorded by then (the dispatcher crashed) is claimed again. Must exceed timeoutMs. */
+  readonly leaseMs: number
+  /** Hard limit for one POST: connect, TLS, request, answer. */
+  readonly timeoutMs: number
+}
+
+export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
+  pollMs: 500,
+  stageBatch: 200,
+  maxInFlight: 64,
+  perEndpointInFlight: 4,
+  leaseMs: 60_000,
+  timeoutMs: 10_000
+}
+
+/**
+ * The webhook dispatcher: a stager fiber that turns committed outbox events into deliveries, and a delivery loop
+ * that leases due deliveries and sends each on its own fiber within the per-endpoint and overall bounds. Closing
+ * the scope stops claiming and lets in-flight attempts finish and be recorded (each is bounded by timeoutMs).
+ */
+export const makeDispatcher = (overrides: Partial<DispatcherOptions> = {}) =>
+  Effect.gen(function* () {
+    const options: DispatcherOptions = { ...DEFAULT_DISPATCHER_OPTIONS, ...overrides }
+    const store = yield* DispatchStore
+    const box = yield* SecretBox
+    const config = yield* AppConfigTag
+    const resolve = yield* TargetResolver
+    const schedule = retrySchedule(config.webhookRetryDelaysMs)
+    const deps = { openSecret: box.open, policy: { allowInsecure: config.webhookAllowInsecureTargets, resolve }, timeoutMs: options.timeoutMs }
+    if (config.webhookAllowInsecureTargets) {
+      yield* Effect.logWarning("WEBHOOK_ALLOW_INSECURE_TARGETS is on: webhooks may be sent to http and private or loopback hosts (development only)")
+    }
+
+    const wake = yield* Queue.sliding<void>(1)
+    const inFlight = yield* FiberSet.make<void, never>()
+    const busy = new Map<string, number>()
+    let running = 0
+
+    const record = (d: ClaimedDelivery, outcome: Outcome) =>
+      Effect.gen(function* () {
+        const nowMs = yield* Clock.currentTimeMillis
+        if (outcome._tag === "Delivered") {
+          yield* store.recordSuccess(d.id, outcome.statusCode, new Date(nowMs))
+          return yield* Effect.logDebug("webhook delivered")
+        }
+        const delay = yield* delayBeforeRetry(schedule, d.roundFailures, nowMs)
+        const nextAttemptAt = Option.match(delay, { onNone: () => null, onSome: (ms) => new Date(nowMs + Duration.toMillis(ms)) })
+        yield* store.recordFailure(d.id, { statusCode: outcome.statusCode, error: outcome.error, nextAttemptAt })
+        yield* nextAttemptAt === null
+          ? Effect.logWarning(`webhook delivery dead-lettered: ${outcome.error}`)
+          : Effect.logInfo(`webhook delivery failed, retrying at ${nextAttemptAt.toISOString()}: ${outcome.error}`)
+      })
+
+    // Uninterruptible so that shutting down never loses a receiver's answer; the POST itself is time-bounded.
+    const attempt = (d: ClaimedDelivery) =>
+      Effect.flatMap(attemptDelivery(d, deps), (outcome) => record(d, outcome)).pipe(
+        Effect.uninterruptible,
+        Effect.catchAllCause((cause) => Effect.logError("webhook delivery attempt could not be completed", cause)),
+        Effect.annotateLogs({ deliveryId: d.id, endpointId: d.endpointId, eventId: d.eventId, attempt: d.attempts + 1 }),
+        Effect.ensuring(
+          Effect.sync(() => {
+            running -= 1
+            const left = (busy.get(d.endpointId) ?? 1) - 1
+            if (left <= 0) busy.delete(d.endpointId)
+            else busy.set(d.endpointId, left)
+          }).pipe(Effect.zipRight(Queue.offer(wake, undefined)))
+        )
+      )
+
+    const claimOnce = Effect.gen(function* () {
+      const nowMs = yield* Clock.currentTimeMillis
+      const claimed = yield* store.claim({
+        now: new Date(nowMs),
+        leaseUntil: new Date(nowMs + options.leaseMs),
+        limit: options.maxInFlight - running,
+        perEndpointLimit: options.perEndpointInFlight,
+        busy
+      })
+      for (const d of claimed) {
+        running += 1
+        busy.set(d.endpointId, (busy.get(d.endpointId) ?? 0) + 1)
+        yield* FiberSet.run(inFlight, attempt(d))
+      }
+    })
+
+    const stageOnce = Effect.gen(function* () {
+      const staged = yield* store.stage(options.stageBatch, new Date(yield* Clock.currentTimeMillis))
+      if (staged > 0) yield* Queue.offer(wake, undefined)
+      return staged
+    })
+
+    // One failed round (say, Postgres restarting) is logged; the loop carries on at the next tick.
+    const logged = (what: string) => (cause: Cause.Cause<unknown>) =>
+      Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logError(`webhook ${what} failed; retrying`, cause)
+    const pause = Effect.race(Effect.sleep(Duration.millis(options.pollMs)), Queue.take(wake))
+
+    const stagerLoop = stageOnce.pipe(
+      Effect.catchAllCause((cause) => Effect.as(logged("staging")(cause), 0)),
+      Effect.flatMap((staged) => (staged >= options.stageBatch ? Effect.void : Effect.sleep(Duration.millis(options.pollMs)))),
+      Effect.forever
+    )
+    const deliveryLoop = claimOnce.pipe(Effect.catchAllCause(logged("claim")), Effect.zipRight(pause), Effect.forever)
+
+    yield* Effect.forkScoped(stagerLoop)
+    yield* Effect.forkScoped(deliveryLoop)
+  }).pipe(Effect.annotateLogs({ component: "webhook-dispatcher" }))

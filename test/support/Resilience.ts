@@ -1,0 +1,119 @@
+import { SqlClient } from "@effect/sql"
+import { jetstreamManager, type ConsumerInfo } from "@nats-io/jetstream"
+import { type Duration, Effect, Schedule } from "effect"
+import net from "node:net"
+import { AppConfigTag } from "../../src/Config.js"
+import { Nats, NatsLive } from "../../streams/Nats.js"
+import { RECONCILER_DURABLE, streamNames, type Topology } from "../../streams/Topology.js"
+
+/** The shared development nats-server, reached directly (never through a test's proxy). */
+export const TEST_NATS_URL = process.env.TEST_NATS_URL ?? "127.0.0.1:4222"
+
+/** A test's own connection, for looking at / feeding the app's streams. */
+export const TestNatsLive = NatsLive(TEST_NATS_URL, "resilience-test")
+
+/** The app's JetStream topology (its random per-run prefix). */
+export const appTopology = Effect.map(AppConfigTag, (c): Topology => ({ prefix: c.natsPrefix }))
+
+/** Bounded poll: retries `check` every `every` until it succeeds or `upTo` has passed, then dies with its last error. */
+export const eventually = <A, E, R>(check: Effect.Effect<A, E, R>, upTo: Duration.DurationInput = "30 seconds", every: Duration.DurationInput = "100 millis") =>
+  check.pipe(
+    Effect.retry(Schedule.spaced(every).pipe(Schedule.upTo(upTo))),
+    Effect.orDie
+  )
+
+export const reconcilerInfo = (t: Topology) =>
+  Effect.flatMap(Nats, (nc) =>
+    Effect.promise(async (): Promise<ConsumerInfo> => (await jetstreamManager(nc)).consumers.info(streamNames(t).deposits, RECONCILER_DURABLE))
+  )
+
+/** Waits until the reconciler consumer has nothing pending and nothing awaiting an ack. */
+export const waitForConsumerIdle = (t: Topology, upTo: Duration.DurationInput = "30 seconds") =>
+  eventually(
+    reconcilerInfo(t).pipe(
+      Effect.filterOrFail(
+        (i) => i.num_pending === 0 && i.num_ack_pending === 0,
+        (i) => new Error(`reconciler consumer busy: pending ${i.num_pending}, awaiting ack ${i.num_ack_pending}`)
+      )
+    ),
+    upTo
+  )
+
+export interface Snapshot {
+  readonly transactions: number
+  readonly inbox: number
+  readonly ledgerEntries: number
+  readonly outbox: number
+  readonly balances: ReadonlyArray<{ readonly id: string; readonly amountPaidKobo: number }>
+}
+
+/** Everything a replay or redelivery must leave alone. */
+export const snapshot = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const count = (table: string) => sql<{ n: number }>`SELECT count(*)::bigint AS n FROM ${sql(table)}`.pipe(Effect.map((r) => Number(r[0]!.n)))
+  return {
+    transactions: yield* count("transactions"),
+    inbox: yield* count("inbound_events"),
+    ledgerEntries: yield* count("ledger_entries"),
+    outbox: yield* count("outbox"),
+    balances: yield* sql<{ id: string; amountPaidKobo: number }>`SELECT id, amount_paid_kobo FROM virtual_accounts ORDER BY id`
+  } satisfies Snapshot
+}).pipe(Effect.orDie)
+
+export const accountBalance = (tenantId: string, accountRef: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ amountPaidKobo: number }>`
+      SELECT amount_paid_kobo FROM virtual_accounts WHERE tenant_id = ${tenantId} AND account_ref = ${accountRef}`
+    return rows[0]!.amountPaidKobo
+  }).pipe(Effect.orDie)
+
+/** Nigerian customer names: one per account, used as both the account name and the payer name (a STRONG match). */
+export const NAMES = [
+  "John Adeyemi", "Chinedu Okafor", "Ngozi Eze", "Aisha Bello", "Emeka Nwosu",
+  "Funmilayo Adebayo", "Ibrahim Musa", "Yetunde Ogunleye", "Obinna Uche", "Zainab Abubakar"
+] as const
+
+export interface TcpProxy {
+  readonly port: number
+  /** Simulates an outage: every connection is dropped and the port refuses new ones. */
+  readonly cut: Effect.Effect<void>
+  /** Ends the outage: listens again on the same port. */
+  readonly restore: Effect.Effect<void>
+}
+
+/** A TCP pass-through to 127.0.0.1:targetPort, closed with the scope. */
+export const tcpProxy = (targetPort: number) =>
+  Effect.gen(function* () {
+    const sockets = new Set<net.Socket>()
+    let server: net.Server | undefined
+    const listen = (port: number) =>
+      Effect.async<number, Error>((resume) => {
+        const s = net.createServer((client) => {
+          const upstream = net.connect(targetPort, "127.0.0.1")
+          for (const sock of [client, upstream]) {
+            sockets.add(sock)
+            sock.on("error", () => sock.destroy())
+            sock.on("close", () => sockets.delete(sock))
+          }
+          client.pipe(upstream).pipe(client)
+        })
+        s.once("error", (e) => resume(Effect.fail(e)))
+        s.listen(port, "127.0.0.1", () => {
+          server = s
+          resume(Effect.succeed((s.address() as net.AddressInfo).port))
+        })
+      })
+    const cut = Effect.sync(() => {
+      server?.close()
+      server = undefined
+      for (const s of sockets) s.destroy()
+    })
+    const port = yield* listen(0).pipe(Effect.orDie)
+    yield* Effect.addFinalizer(() => cut)
+    return {
+      port,
+      cut,
+      restore: listen(port).pipe(Effect.asVoid, Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("5 seconds"))), Effect.orDie)
+    } satisfies TcpProxy
+  })
