@@ -17,6 +17,7 @@ export default Effect.gen(function* () {
       received_at timestamptz NOT NULL DEFAULT now(),
       published_at timestamptz,
       reconciled_at timestamptz,
+      gave_up_at timestamptz,
       UNIQUE (tenant_id, mode, provider, provider_reference)
     )`
   yield* sql`CREATE INDEX inbound_events_pending_idx ON inbound_events (id) WHERE reconciled_at IS NULL`

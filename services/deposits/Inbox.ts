@@ -43,12 +43,13 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
 
     /**
      * Rows the bus may have lost: never published and older than a few seconds, or published long enough ago
-     * (beyond JetStream's de-duplication window) without being reconciled.
+     * (beyond JetStream's de-duplication window) without being reconciled. A row the reconciler gave up on (poison)
+     * is left to the operator's replay, so nothing is retried forever.
      */
     const unreconciled = Effect.fn("Inbox.unreconciled")(function* (limit: number) {
       return yield* sql<Pick<InboxRow, "id" | "tenantId" | "mode" | "provider" | "providerReference" | "accountNumber">>`
         SELECT id, tenant_id, mode, provider, provider_reference, account_number FROM inbound_events
-        WHERE reconciled_at IS NULL
+        WHERE reconciled_at IS NULL AND gave_up_at IS NULL
           AND ((published_at IS NULL AND received_at < now() - interval '3 seconds')
             OR published_at < now() - interval '11 minutes')
         ORDER BY id LIMIT ${limit}`

@@ -9,16 +9,6 @@ const notYet = (path: ReadonlyArray<string>, spec: Omit<Command, "path" | "run">
 })
 
 export const laterCommands: ReadonlyArray<Command> = [
-  notYet(["replay"], {
-    summary: "re-feed a stream from a sequence number or a time (after an incident)",
-    positionals: [],
-    options: [
-      { name: "stream", kind: "value", valueName: "deposits|reconciled", description: "which stream", choices: ["deposits", "reconciled"], required: true },
-      { name: "from-seq", kind: "value", valueName: "N", description: "start at this stream sequence" },
-      { name: "since", kind: "value", valueName: "ISO", description: "start at this time (ISO 8601)" }
-    ],
-    details: "Give exactly one of --from-seq and --since. Everything downstream is idempotent, so a replay loses and doubles nothing."
-  }),
   notYet(["dead-letters", "list"], { summary: "list dead-lettered webhook deliveries", positionals: [], options: [] }),
   notYet(["dead-letters", "replay"], { summary: "re-send one dead-lettered webhook delivery", positionals: ["id"], options: [] })
 ]

@@ -116,7 +116,7 @@ export const problemDetails = HttpMiddleware.make((app) =>
     HttpApp.appendPreResponseHandler(rewriteToProblem),
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (req) =>
       Number(req.headers["content-length"] ?? 0) > MAX_BODY_BYTES
-        ? rewriteToProblem(req, tooLarge) // answered here, outside the app, so the pre-response handler would not see it
+        ? Effect.orDie(rewriteToProblem(req, tooLarge)) // answered here, outside the app, so the pre-response handler would not see it
         : HttpIncomingMessage.withMaxBodySize(app, Option.some(FileSystem.Size(MAX_BODY_BYTES)))
     )
   )

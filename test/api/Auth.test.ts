@@ -8,7 +8,7 @@ import { isValidNuban } from "../../src/domain/Nuban.js"
 // TestContext, so the HTTP server's fibers read the same TestClock as the test: moving it with
 // TestClock.adjust moves the server's "now" (tokens minted here are issued at TestClock time, epoch 0).
 // Each layer below is its own app, database and TestClock, so moving the clock here affects no other test.
-layer(makeTestApp(), { timeout: 60_000 })("token expiry (Effect clock moved, no sleep)", (it) => {
+layer(makeTestApp({ workers: false }), { timeout: 60_000 })("token expiry (Effect clock moved, no sleep)", (it) => {
   it.effect("a token works until its hour is up, then answers 401 token_expired", () =>
     Effect.gen(function* () {
       const { ownerToken } = yield* signup()
@@ -33,7 +33,7 @@ layer(makeTestApp(), { timeout: 60_000 })("token expiry (Effect clock moved, no 
     }))
 })
 
-layer(makeTestApp(), { timeout: 60_000 })("dashboard and API-key authentication", (it) => {
+layer(makeTestApp({ workers: false }), { timeout: 60_000 })("dashboard and API-key authentication", (it) => {
   it.effect("signup with a taken e-mail is 409 email_taken (any letter case)", () =>
     Effect.gen(function* () {
       const { email } = yield* signup()
@@ -112,6 +112,12 @@ layer(makeTestApp(), { timeout: 60_000 })("dashboard and API-key authentication"
         "insufficient_role"
       )
 
+      // Inviting an e-mail already in use is 409 email_taken.
+      expectProblem(
+        yield* call("POST", "/api/v1/dashboard/users", { token: ownerToken, json: { email: member.email, password: "long enough password", role: "Member" } }),
+        409,
+        "email_taken"
+      )
       // An Admin may create keys.
       const admin = yield* inviteAndLogin(ownerToken, "Admin", `a${Date.now()}`)
       expectStatus(yield* call("POST", "/api/v1/dashboard/api-keys", { token: admin.token, json: { mode: "test" } }), 201)
@@ -148,8 +154,11 @@ layer(makeTestApp(), { timeout: 60_000 })("dashboard and API-key authentication"
       expect(JSON.stringify(keys.body)).not.toContain(key.clientSecret)
       // Other keys of the tenant keep working.
       expectStatus(yield* call("GET", "/api/v1/virtual-accounts", { token: other.token }), 200)
-      // Unknown key id: 404.
+      // Unknown key id: 404; another tenant's key id: 404 too, and that key keeps working.
       expectProblem(yield* call("DELETE", "/api/v1/dashboard/api-keys/key_nope", { token: ownerToken }), 404, "api_key_not_found")
+      const stranger = yield* signup()
+      expectProblem(yield* call("DELETE", `/api/v1/dashboard/api-keys/${other.keyId}`, { token: stranger.ownerToken }), 404, "api_key_not_found")
+      expectStatus(yield* call("GET", "/api/v1/virtual-accounts", { token: other.token }), 200)
     }))
 
   it.effect("token exchange: a wrong secret or unknown client is 401 invalid_client; the answer is a Bearer token of 3600 s", () =>

@@ -7,7 +7,7 @@ import { apiToken, call, makeTestApp, signup } from "../support/TestApp.js"
 
 const VA = "/api/v1/virtual-accounts"
 
-layer(makeTestApp(), { timeout: 60_000 })("errors are problem+json", (it) => {
+layer(makeTestApp({ workers: false }), { timeout: 60_000 })("errors are problem+json", (it) => {
   // One tenant and test token for the whole file: every case here is a refusal, nothing is stored.
   const tenant = Effect.cached(
     Effect.gen(function* () {

@@ -110,7 +110,7 @@ const PUBLIC: ReadonlyArray<readonly [Method, string]> = [
   ["get", "/api/v1/checkout/{token}/stream"]
 ]
 
-layer(makeTestApp(), { timeout: 60_000 })("the machine-readable contract", (it) => {
+layer(makeTestApp({ workers: false }), { timeout: 60_000 })("the machine-readable contract", (it) => {
   const spec = Effect.cached(
     Effect.gen(function* () {
       const r = yield* call("GET", "/swagger/v1/swagger.json")

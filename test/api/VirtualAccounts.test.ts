@@ -18,7 +18,7 @@ const testTenant = Effect.gen(function* () {
 
 const refsOf = (body: { data: ReadonlyArray<{ accountRef: string }> }) => body.data.map((a) => a.accountRef)
 
-layer(makeTestApp(), { timeout: 60_000 })("virtual accounts", (it) => {
+layer(makeTestApp({ workers: false }), { timeout: 60_000 })("virtual accounts", (it) => {
   it.effect("create answers 201 with a valid NUBAN and the reconciliation state; fetch returns the running figures", () =>
     Effect.gen(function* () {
       const { token } = yield* testTenant
@@ -283,7 +283,7 @@ const FailsOnceProvider = Layer.effect(
   })
 ).pipe(Layer.provide(SandboxProviderLive))
 
-layer(makeTestApp({ provider: FailsOnceProvider }), { timeout: 60_000 })("virtual accounts with a provider that fails once", (it) => {
+layer(makeTestApp({ provider: FailsOnceProvider, workers: false }), { timeout: 60_000 })("virtual accounts with a provider that fails once", (it) => {
   const provisioningCase = (accountRef: string) =>
     Effect.gen(function* () {
       const { tenantId, token } = yield* testTenant

@@ -38,6 +38,8 @@ layer(makeWebhooksTestApp({ config: { webhookRetryDelaysMs: DELAYS_MS } }), { ti
       const dispatcher = yield* startDispatcher({ pollMs: POLL_MS })
       yield* eventually("the first attempt", attemptsAre(1))
 
+      // The TestClock time window in which the latest attempt ran: the first one exactly at the start.
+      let window = { from: yield* Clock.currentTimeMillis, to: yield* Clock.currentTimeMillis }
       let expectedAttempts = 1
       for (const [retry, delayMs] of DELAYS_MS.entries()) {
         const failed = yield* row
@@ -45,18 +47,19 @@ layer(makeWebhooksTestApp({ config: { webhookRetryDelaysMs: DELAYS_MS } }), { ti
         expect(failed.lastStatusCode).toBe(500)
         expect(failed.lastError).toBe("endpoint answered HTTP 500")
         expect(failed.roundFailures).toBe(retry + 1)
-        const now = yield* Clock.currentTimeMillis
-        const waitMs = failed.nextAttemptAt!.getTime() - now
-        // The n-th configured delay, jittered within bounds.
-        expect(waitMs).toBeGreaterThanOrEqual(Math.floor(delayMs * (1 - RETRY_JITTER)) - 5)
-        expect(waitMs).toBeLessThanOrEqual(Math.ceil(delayMs * (1 + RETRY_JITTER)) + 5)
+        // The n-th configured delay, jittered within bounds, after the attempt.
+        const nextMs = failed.nextAttemptAt!.getTime()
+        expect(nextMs).toBeGreaterThanOrEqual(window.from + Math.floor(delayMs * (1 - RETRY_JITTER)) - 5)
+        expect(nextMs).toBeLessThanOrEqual(window.to + Math.ceil(delayMs * (1 + RETRY_JITTER)) + 5)
 
         yield* staysAt(expectedAttempts)
         // Almost there: still nothing.
-        yield* advanceTo(failed.nextAttemptAt!.getTime() - 20)
+        yield* advanceTo(nextMs - 20)
         yield* staysAt(expectedAttempts)
         // Past the retry time (and the next poll): exactly one more attempt.
+        const from = yield* Clock.currentTimeMillis
         yield* TestClock.adjust(POLL_MS + 20)
+        window = { from, to: yield* Clock.currentTimeMillis }
         expectedAttempts += 1
         yield* eventually(`attempt ${expectedAttempts}`, attemptsAre(expectedAttempts))
       }

@@ -1,0 +1,97 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Stream } from "effect"
+import { envelopeOf, type InboxRow } from "../services/deposits/Inbox.js"
+import { Reconciler } from "../services/deposits/Reconciler.js"
+import { AppConfigTag } from "../src/Config.js"
+import { decodeEnvelope, isDecoded } from "./DepositBus.js"
+import { replayFrom, type ReplayStart } from "./JetStream.js"
+import { NatsLive } from "./Nats.js"
+import { streamNames } from "./Topology.js"
+
+export interface ReplayReport {
+  readonly stream: "deposits" | "reconciled"
+  readonly source: "jetstream" | "inbox" | "outbox"
+  readonly read: number
+  readonly reconciled: number
+  readonly alreadyDone: number
+  readonly skipped: number
+}
+
+type InboxPointer = Pick<InboxRow, "id" | "tenantId" | "mode" | "provider" | "providerReference" | "accountNumber">
+
+/**
+ * Re-feeds the deposit stream from a sequence or a time through the reconciler. Everything downstream is idempotent
+ * (unique transaction reference, per-consumer outbox marks), so a replay loses and doubles nothing. Without NATS the
+ * embedded default replays from the Postgres inbox, whose ids are its sequence.
+ */
+export const replayDeposits = (start: ReplayStart) =>
+  Effect.gen(function* () {
+    const config = yield* AppConfigTag
+    const reconciler = yield* Reconciler
+    const sql = yield* SqlClient.SqlClient
+    let read = 0, reconciled = 0, alreadyDone = 0, skipped = 0
+    const apply = (e: ReturnType<typeof decodeEnvelope>) =>
+      Effect.gen(function* () {
+        read++
+        if (!isDecoded(e)) return void skipped++
+        const outcome = yield* reconciler.reconcile(e)
+        if (outcome === "reconciled") reconciled++
+        else if (outcome === "already-reconciled") alreadyDone++
+        else skipped++
+      })
+    if (Option.isSome(config.natsUrl)) {
+      yield* replayFrom(streamNames({ prefix: config.natsPrefix }).deposits, start).pipe(
+        Stream.runForEach((m) => apply(decodeEnvelope(m.string()))),
+        Effect.provide(NatsLive(config.natsUrl.value))
+      )
+      return { stream: "deposits", source: "jetstream", read, reconciled, alreadyDone, skipped } satisfies ReplayReport
+    }
+    let cursor = 0
+    while (true) {
+      const rows: ReadonlyArray<InboxPointer> = yield* sql<InboxPointer>`
+        SELECT id, tenant_id, mode, provider, provider_reference, account_number FROM inbound_events
+        WHERE id > ${cursor} AND ${"seq" in start ? sql`id >= ${start.seq}` : sql`received_at >= ${start.since}`}
+        ORDER BY id LIMIT 500`
+      if (rows.length === 0) break
+      yield* Effect.forEach(rows, (r) => apply(envelopeOf(r)), { discard: true })
+      cursor = rows[rows.length - 1]!.id
+    }
+    return { stream: "deposits", source: "inbox", read, reconciled, alreadyDone, skipped } satisfies ReplayReport
+  })
+
+/**
+ * Re-feeds committed events to the downstream consumers: clears their outbox marks so the webhook stager and the
+ * relay see them again. Deliveries are unique per (event, endpoint), so no endpoint gets an event twice.
+ */
+export const replayReconciled = (start: ReplayStart) =>
+  Effect.gen(function* () {
+    const config = yield* AppConfigTag
+    const sql = yield* SqlClient.SqlClient
+    const restage = (eventIds: ReadonlyArray<string>) =>
+      eventIds.length === 0
+        ? Effect.succeed(0)
+        : sql`UPDATE outbox SET webhooks_staged_at = NULL WHERE event_id IN ${sql.in(eventIds)} RETURNING id`.pipe(Effect.map((r) => r.length))
+    if (Option.isSome(config.natsUrl)) {
+      const ids: Array<string> = []
+      yield* replayFrom(streamNames({ prefix: config.natsPrefix }).reconciled, start).pipe(
+        Stream.runForEach((m) =>
+          Effect.sync(() => {
+            try {
+              const id = (JSON.parse(m.string()) as { id?: unknown }).id
+              if (typeof id === "string") ids.push(id)
+            } catch {
+              // Not one of ours; nothing to re-feed.
+            }
+          })
+        ),
+        Effect.provide(NatsLive(config.natsUrl.value))
+      )
+      const found = yield* restage(ids)
+      return { stream: "reconciled", source: "jetstream", read: ids.length, reconciled: 0, alreadyDone: found, skipped: ids.length - found } satisfies ReplayReport
+    }
+    const rows = yield* sql<{ id: number }>`
+      UPDATE outbox SET webhooks_staged_at = NULL
+      WHERE ${"seq" in start ? sql`id >= ${start.seq}` : sql`created_at >= ${start.since}`}
+      RETURNING id`
+    return { stream: "reconciled", source: "outbox", read: rows.length, reconciled: 0, alreadyDone: rows.length, skipped: 0 } satisfies ReplayReport
+  })

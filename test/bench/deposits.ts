@@ -1,0 +1,544 @@
+/**
+ * End-to-end deposit benchmark (issue 5): `npm run bench -- --deposits 20000 --accounts 1000 --concurrency 64 --duplicates 0`.
+ *
+ * Against the real Postgres and NATS of this machine it
+ *  1. runs pgbench on a scratch database with a fixed script (one INSERT into a deposits-like table and one UPDATE of a
+ *     balance row per transaction, 8 clients, 2 threads): the reference for one durable commit per deposit here;
+ *  2. starts the service (`node --import tsx src/main.ts`) on another scratch database and its own NATS prefix;
+ *  3. signs up a tenant and creates the accounts over HTTP (bounded parallelism);
+ *  4. sends the signed sandbox webhooks from a separate process (test/bench/sender.ts, keep-alive, `concurrency` in
+ *     flight), `--duplicates f` of the references twice, recording each webhook's send time;
+ *  5. waits for the deposits to reconcile, then reads the outcome from the database.
+ *
+ * Progress lines first; the LAST line is one JSON object:
+ *   depositsPerSecond          unique deposits reconciled / (last transactions.reconciled_at - first webhook sent)
+ *   receiverRequestsPerSecond  webhooks answered / (last answer - first webhook sent)
+ *   p50Ms, p99Ms               first send of a reference -> its transaction's reconciled_at (epoch ms, same machine)
+ *   pgbenchTps                 pgbench's tps (without initial connection time)
+ *   lost                       references answered 200 that have no transaction after the drain timeout
+ *   doubled                    transactions beyond one per reference
+ *   peakRssMb                  the service process's VmHWM
+ * Everything it made (service, scratch databases, streams, temp files) is removed at the end, also on failure.
+ *
+ * More flags: --pgbench-seconds (15), --drain-seconds (180: how long to wait for the reconciler once the sender is
+ * done), --setup-concurrency (16), --cpu-prof-dir DIR (run the service under `node --cpu-prof`, profile written there),
+ * --service-env K=V (repeatable; e.g. DB_POOL_SIZE=20), --keep-db (keep the service database for inspection).
+ */
+import { Effect } from "effect"
+import { spawn, type ChildProcess } from "node:child_process"
+import * as crypto from "node:crypto"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import pg from "pg"
+import { signSandboxEvent } from "../../services/deposits/SandboxEvent.js"
+import { deleteTopology } from "../../streams/JetStream.js"
+import { NatsLive } from "../../streams/Nats.js"
+import { childEnv, freePort, http, REPO_ROOT, tempDir } from "../support/Processes.js"
+import type { SenderPlan, SenderResults } from "./sender.js"
+
+export interface BenchResult {
+  readonly depositsPerSecond: number
+  readonly receiverRequestsPerSecond: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly pgbenchTps: number
+  readonly lost: number
+  readonly doubled: number
+  readonly peakRssMb: number
+}
+
+interface Options {
+  readonly deposits: number
+  readonly accounts: number
+  readonly concurrency: number
+  readonly duplicates: number
+  readonly pgbenchSeconds: number
+  readonly drainSeconds: number
+  readonly setupConcurrency: number
+  readonly cpuProfDir: string | undefined
+  readonly serviceEnv: Record<string, string>
+  readonly keepDb: boolean
+}
+
+const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+const NATS_URL = process.env.TEST_NATS_URL ?? "127.0.0.1:4222"
+const PASSWORD = "correct horse battery staple"
+const NAMES = ["John Adeyemi", "Chinedu Okafor", "Ngozi Eze", "Aisha Bello", "Emeka Nwosu", "Funmilayo Adebayo", "Ibrahim Musa", "Yetunde Ogunleye"]
+
+const log = (line: string) => process.stdout.write(`bench: ${line}\n`)
+
+const parseArgs = (argv: ReadonlyArray<string>): Options => {
+  const values = new Map<string, Array<string>>()
+  const flags = new Set<string>()
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    if (!a.startsWith("--")) throw new Error(`unexpected argument ${JSON.stringify(a)}`)
+    const eq = a.indexOf("=")
+    const name = eq > 0 ? a.slice(2, eq) : a.slice(2)
+    if (name === "keep-db") {
+      flags.add(name)
+      continue
+    }
+    const value = eq > 0 ? a.slice(eq + 1) : argv[++i]
+    if (value === undefined) throw new Error(`--${name} needs a value`)
+    values.set(name, [...(values.get(name) ?? []), value])
+  }
+  const known = ["deposits", "accounts", "concurrency", "duplicates", "pgbench-seconds", "drain-seconds", "setup-concurrency", "cpu-prof-dir", "service-env"]
+  for (const k of values.keys()) if (!known.includes(k)) throw new Error(`unknown flag --${k} (known: ${known.map((x) => `--${x}`).join(" ")} --keep-db)`)
+  const num = (name: string, dflt: number, ok: (n: number) => boolean) => {
+    const raw = values.get(name)?.at(-1)
+    const n = raw === undefined ? dflt : Number(raw)
+    if (!Number.isFinite(n) || !ok(n)) throw new Error(`--${name} ${raw} is out of range`)
+    return n
+  }
+  const posInt = (n: number) => Number.isInteger(n) && n >= 1
+  const serviceEnv: Record<string, string> = {}
+  for (const kv of values.get("service-env") ?? []) {
+    const eq = kv.indexOf("=")
+    if (eq <= 0) throw new Error(`--service-env wants K=V, got ${kv}`)
+    serviceEnv[kv.slice(0, eq)] = kv.slice(eq + 1)
+  }
+  const cpuProfDir = values.get("cpu-prof-dir")?.at(-1)
+  return {
+    deposits: num("deposits", 20_000, posInt),
+    accounts: num("accounts", 1_000, posInt),
+    concurrency: num("concurrency", 64, posInt),
+    duplicates: num("duplicates", 0, (n) => n >= 0 && n <= 1),
+    pgbenchSeconds: num("pgbench-seconds", 15, posInt),
+    drainSeconds: num("drain-seconds", 180, posInt),
+    setupConcurrency: num("setup-concurrency", 16, posInt),
+    cpuProfDir: cpuProfDir === undefined ? undefined : path.resolve(cpuProfDir),
+    serviceEnv,
+    keepDb: flags.has("keep-db")
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Postgres scratch databases
+
+const withAdmin = async <A>(f: (c: pg.Client) => Promise<A>): Promise<A> => {
+  const client = new pg.Client({ connectionString: ADMIN_URL })
+  await client.connect()
+  try {
+    return await f(client)
+  } finally {
+    await client.end()
+  }
+}
+
+const dbUrl = (name: string) => {
+  const url = new URL(ADMIN_URL)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+const createDatabase = async (prefix: string) => {
+  const name = `${prefix}_${Date.now().toString(36)}_${crypto.randomBytes(3).toString("hex")}`
+  await withAdmin((c) => c.query(`CREATE DATABASE ${name}`))
+  return name
+}
+
+const dropDatabase = (name: string) =>
+  withAdmin(async (c) => {
+    await c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name])
+    await c.query(`DROP DATABASE IF EXISTS ${name}`)
+  })
+
+const withDb = async <A>(name: string, f: (c: pg.Client) => Promise<A>): Promise<A> => {
+  const client = new pg.Client({ connectionString: dbUrl(name) })
+  await client.connect()
+  try {
+    return await f(client)
+  } finally {
+    await client.end()
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Child processes
+
+interface Child {
+  readonly child: ChildProcess
+  readonly output: () => string
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+const run = (command: string, args: ReadonlyArray<string>, opts: { env?: NodeJS.ProcessEnv; onLine?: (line: string) => void } = {}): Child => {
+  const child = spawn(command, args, { cwd: REPO_ROOT, env: opts.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] })
+  let out = ""
+  let pending = ""
+  const onData = (d: Buffer) => {
+    const s = d.toString()
+    out += s
+    if (out.length > 200_000) out = out.slice(-100_000)
+    if (opts.onLine) {
+      pending += s
+      const lines = pending.split("\n")
+      pending = lines.pop()!
+      for (const l of lines) if (l.trim() !== "") opts.onLine(l)
+    }
+  }
+  child.stdout!.on("data", onData)
+  child.stderr!.on("data", onData)
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("close", (code, signal) => resolve({ code, signal })))
+  child.on("error", (e) => (out += `\nspawn failed: ${e.message}`))
+  return { child, output: () => out, exited }
+}
+
+const running = (c: Child) => c.child.exitCode === null && c.child.signalCode === null
+
+const stop = async (c: Child, graceMs = 15_000) => {
+  if (!running(c)) return
+  c.child.kill("SIGTERM")
+  const timer = setTimeout(() => running(c) && c.child.kill("SIGKILL"), graceMs)
+  await c.exited
+  clearTimeout(timer)
+}
+
+/** Peak resident set size (VmHWM) of a live process, in MB; 0 when it cannot be read. */
+const peakRssMb = (pid: number | undefined) => {
+  if (pid === undefined) return 0
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8")
+    const m = /^VmHWM:\s+(\d+)\s+kB/m.exec(status)
+    return m ? Number(m[1]) / 1024 : 0
+  } catch {
+    return 0
+  }
+}
+
+/** CPU seconds (user + system) a live process has used so far; 0 when it cannot be read. */
+const cpuSeconds = (pid: number | undefined) => {
+  if (pid === undefined) return 0
+  try {
+    // Fields after the parenthesised command name: utime and stime are the 12th and 13th of them.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return 0
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// pgbench
+
+/** The fixed reference workload: one durable commit holding one INSERT of a deposit and one UPDATE of a balance. */
+const PGBENCH_SCRIPT = `\\set aid random(1, 1000)
+\\set amount random(100, 1000000)
+BEGIN;
+INSERT INTO bench_deposits (account_id, reference, amount_kobo) VALUES (:aid, md5(random()::text || :client_id || clock_timestamp()::text), :amount);
+UPDATE bench_balances SET balance_kobo = balance_kobo + :amount, updated_at = now() WHERE id = :aid;
+COMMIT;
+`
+
+const runPgbench = async (seconds: number, work: string, cleanups: Array<() => Promise<void>>) => {
+  const db = await createDatabase("bench_pg")
+  cleanups.push(() => dropDatabase(db))
+  await withDb(db, async (c) => {
+    await c.query(`CREATE TABLE bench_deposits (
+      id bigserial PRIMARY KEY, account_id integer NOT NULL, reference text NOT NULL UNIQUE,
+      amount_kobo bigint NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`)
+    await c.query(`CREATE TABLE bench_balances (id integer PRIMARY KEY, balance_kobo bigint NOT NULL DEFAULT 0, updated_at timestamptz)`)
+    await c.query(`INSERT INTO bench_balances (id) SELECT g FROM generate_series(1, 1000) g`)
+    await c.query(`VACUUM ANALYZE`)
+  })
+  const script = path.join(work, "pgbench.sql")
+  fs.writeFileSync(script, PGBENCH_SCRIPT)
+  const url = new URL(ADMIN_URL)
+  const args = ["-h", url.hostname, "-p", url.port || "5432", "-U", decodeURIComponent(url.username || "postgres"), "-c", "8", "-j", "2", "-T", String(seconds), "-n", "-f", script, db]
+  const p = run("pgbench", args)
+  const { code } = await p.exited
+  const out = p.output()
+  const m = /tps = ([0-9.]+) \(without initial connection time\)/.exec(out) ?? /tps = ([0-9.]+)/.exec(out)
+  if (code !== 0 || !m) throw new Error(`pgbench failed (exit ${code}):\n${out}`)
+  await dropDatabase(db)
+  cleanups.splice(cleanups.length - 1, 1)
+  return Number(m[1])
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The service
+
+const startService = async (opts: Options, databaseUrl: string, natsPrefix: string, dataDir: string) => {
+  const port = await freePort()
+  const nodeArgs = opts.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProfDir}`] : []
+  const svc = run(process.execPath, [...nodeArgs, "--import", "tsx", path.join(REPO_ROOT, "src", "main.ts")], {
+    env: childEnv({
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      NATS_URL,
+      NATS_PREFIX: natsPrefix,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "warn",
+      ...opts.serviceEnv
+    })
+  })
+  const baseUrl = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 120_000
+  for (;;) {
+    if (!running(svc)) throw new Error(`the service exited before it listened:\n${svc.output()}`)
+    if (Date.now() > deadline) throw new Error(`the service did not answer within 120 s:\n${svc.output()}`)
+    if (await fetch(`${baseUrl}/api/v1/dashboard/me`).then(() => true, () => false)) return { svc, baseUrl }
+    await new Promise((r) => setTimeout(r, 250))
+  }
+}
+
+const expectStatus = (what: string, r: { status: number; body: unknown }, status: number) => {
+  if (r.status !== status) throw new Error(`${what}: expected ${status}, got ${r.status} ${JSON.stringify(r.body)}`)
+  return r.body as any
+}
+
+/** Runs `f` over `items` with at most `limit` in flight. */
+const boundedMap = async <A, B>(items: ReadonlyArray<A>, limit: number, f: (a: A, i: number) => Promise<B>): Promise<Array<B>> => {
+  const out = new Array<B>(items.length)
+  let next = 0
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      for (;;) {
+        const i = next++
+        if (i >= items.length) return
+        out[i] = await f(items[i]!, i)
+      }
+    })
+  )
+  return out
+}
+
+const setUpTenant = async (baseUrl: string, opts: Options) => {
+  const suffix = crypto.randomBytes(4).toString("hex")
+  const email = `bench-${suffix}@example.ng`
+  const signup = expectStatus("signup", await http(baseUrl, "POST", "/api/v1/dashboard/signup", { json: { businessName: `Bench ${suffix}`, email, password: PASSWORD } }), 201)
+  const login = expectStatus("login", await http(baseUrl, "POST", "/api/v1/dashboard/login", { json: { email, password: PASSWORD, mode: "test" } }), 200)
+  const key = expectStatus("api key", await http(baseUrl, "POST", "/api/v1/dashboard/api-keys", { token: signup.accessToken, json: { mode: "test" } }), 201)
+  const token = expectStatus("token", await http(baseUrl, "POST", "/api/v1/auth/token", { json: { clientId: key.clientId, clientSecret: key.clientSecret } }), 200)
+  const provider = expectStatus("provider", await http(baseUrl, "GET", "/api/v1/dashboard/provider", { token: login.accessToken }), 200)
+  const started = Date.now()
+  const accounts = await boundedMap(Array.from({ length: opts.accounts }, (_, i) => i), opts.setupConcurrency, async (i) => {
+    const name = NAMES[i % NAMES.length]!
+    const body = expectStatus(
+      `account ${i}`,
+      await http(baseUrl, "POST", "/api/v1/virtual-accounts", { token: token.accessToken, json: { accountRef: `bench-${i}`, name, expectedAmountKobo: 5_000_000 } }),
+      201
+    )
+    return { nuban: body.nuban as string, name }
+  })
+  log(`tenant ${signup.tenantId as string} with ${accounts.length} accounts in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  return { tenantId: signup.tenantId as string, merchantId: provider.merchantId as string, webhookSecret: provider.webhookSecret as string, accounts }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The plan: unique references, some sent twice
+
+interface Planned {
+  readonly reference: string
+  readonly body: string
+  readonly signature: string
+}
+
+const makePlan = (opts: Options, tenant: Awaited<ReturnType<typeof setUpTenant>>) => {
+  const runTag = String(crypto.randomInt(10_000_000, 100_000_000)) // 8 digits
+  const paidAt = new Date().toISOString()
+  const unique: Array<Planned> = []
+  for (let i = 0; i < opts.deposits; i++) {
+    const account = tenant.accounts[i % tenant.accounts.length]!
+    // 30 characters: NIP virtual bank 999999, the run's tag, the deposit's index.
+    const reference = `999999${runTag}${String(i).padStart(16, "0")}`
+    const event = {
+      event: "transfer.inbound",
+      merchantId: tenant.merchantId,
+      sessionId: reference,
+      accountNumber: account.nuban,
+      amountKobo: 1_000 + crypto.randomInt(0, 200_000),
+      senderName: account.name.toUpperCase(),
+      senderAccountNumber: String(1_000_000_000 + i),
+      senderBankCode: "058",
+      narration: `bench deposit ${i}`,
+      paidAt,
+      reversedSessionId: null
+    }
+    unique.push({ reference, body: JSON.stringify(event), signature: signSandboxEvent(tenant.webhookSecret, event) })
+  }
+  // Send order: the unique references in order; each repeated one again later, a fifth of them right behind the first
+  // copy (so both copies are often in flight together), the rest at a random later point.
+  const keyed: Array<{ key: number; p: Planned }> = unique.map((p, i) => ({ key: i, p }))
+  const repeats = Math.round(opts.deposits * opts.duplicates)
+  const chosen = new Set<number>()
+  while (chosen.size < repeats) chosen.add(crypto.randomInt(0, opts.deposits))
+  for (const i of chosen) {
+    const key = Math.random() < 0.2 ? i + 0.5 : i + 1 + Math.random() * (opts.deposits - i)
+    keyed.push({ key, p: unique[i]! })
+  }
+  keyed.sort((a, b) => a.key - b.key)
+  return { unique, sends: keyed.map((k) => k.p) }
+}
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) => {
+  if (sorted.length === 0) return 0
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))
+  return sorted[rank]!
+}
+
+const round1 = (n: number) => Math.round(n * 10) / 10
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const main = async (): Promise<number> => {
+  const opts = parseArgs(process.argv.slice(2))
+  const work = tempDir("collections-bench-")
+  const cleanups: Array<() => Promise<void>> = [async () => fs.rmSync(work, { recursive: true, force: true })]
+  let service: Child | undefined
+  const cleanUp = async () => {
+    if (service) await stop(service)
+    for (const c of cleanups.reverse()) await c().catch((e: unknown) => log(`cleanup step failed: ${String(e)}`))
+    cleanups.length = 0
+  }
+  const onSignal = () => void cleanUp().finally(() => process.exit(130))
+  process.once("SIGINT", onSignal)
+  process.once("SIGTERM", onSignal)
+  try {
+    log(`${opts.deposits} deposits over ${opts.accounts} accounts, concurrency ${opts.concurrency}, duplicates ${opts.duplicates}`)
+
+    // 1. The reference: one durable commit per deposit on this box.
+    log(`pgbench: -c 8 -j 2 -T ${opts.pgbenchSeconds}, one INSERT + one UPDATE per transaction`)
+    const pgbenchTps = await runPgbench(opts.pgbenchSeconds, work, cleanups)
+    log(`pgbench: ${pgbenchTps.toFixed(1)} tps`)
+
+    // 2. The service on its own database and NATS prefix.
+    const db = await createDatabase("bench_svc")
+    if (!opts.keepDb) cleanups.push(() => dropDatabase(db))
+    else log(`keeping database ${db}`)
+    const natsPrefix = `bench${crypto.randomBytes(5).toString("hex")}.`
+    cleanups.push(() =>
+      Effect.runPromise(deleteTopology({ prefix: natsPrefix }).pipe(Effect.provide(NatsLive(NATS_URL, "collections-bench"))))
+    )
+    const dataDir = path.join(work, "data")
+    fs.mkdirSync(dataDir)
+    const started = await startService(opts, dbUrl(db), natsPrefix, dataDir)
+    service = started.svc
+    const pid = started.svc.child.pid
+    log(`service pid ${pid} on ${started.baseUrl}, database ${db}, NATS prefix ${natsPrefix}`)
+
+    // 3. Tenant and accounts.
+    const tenant = await setUpTenant(started.baseUrl, opts)
+    const plan = makePlan(opts, tenant)
+    const planFile = path.join(work, "plan.json")
+    const resultsFile = path.join(work, "results.json")
+    const senderPlan: SenderPlan = {
+      baseUrl: started.baseUrl,
+      path: "/webhooks/sandbox",
+      concurrency: opts.concurrency,
+      requests: plan.sends.map((p) => ({ body: p.body, signature: p.signature }))
+    }
+    fs.writeFileSync(planFile, JSON.stringify(senderPlan))
+
+    // 4. Send from a separate process, watching the reconciled count meanwhile.
+    const count = () => withDb(db, (c) => c.query<{ n: string }>(`SELECT count(*) AS n FROM transactions`)).then((r) => Number(r.rows[0]!.n))
+    let rssMb = 0
+    const cpuAtStart = cpuSeconds(pid)
+    const watch = setInterval(() => {
+      rssMb = Math.max(rssMb, peakRssMb(pid))
+      count().then((n) => log(`reconciled ${n}/${plan.unique.length}`), () => undefined)
+    }, 2_000)
+    log(`sending ${plan.sends.length} webhooks (${plan.sends.length - plan.unique.length} repeats)`)
+    const sender = run(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "test", "bench", "sender.ts"), planFile, resultsFile], {
+      env: process.env,
+      onLine: (l) => process.stdout.write(`bench: ${l}\n`)
+    })
+    const senderExit = await sender.exited
+    if (senderExit.code !== 0) {
+      clearInterval(watch)
+      throw new Error(`the sender failed (exit ${senderExit.code}):\n${sender.output()}`)
+    }
+    const results = JSON.parse(fs.readFileSync(resultsFile, "utf8")) as SenderResults
+
+    // Per reference: first send time, and whether any copy was answered 200.
+    const firstSend = new Map<string, number>()
+    const accepted = new Set<string>()
+    const statuses = new Map<string, number>()
+    plan.sends.forEach((p, i) => {
+      const sent = results.sendMs[i]!
+      const prev = firstSend.get(p.reference)
+      if (prev === undefined || sent < prev) firstSend.set(p.reference, sent)
+      const st = results.status[i]!
+      const key = st === 200 ? `200 ${results.result[i]}` : String(st)
+      statuses.set(key, (statuses.get(key) ?? 0) + 1)
+      if (st === 200) accepted.add(p.reference)
+    })
+    log(`answers: ${[...statuses].map(([k, v]) => `${k}: ${v}`).join(", ")}; sender retries ${results.retries}`)
+    const firstSentMs = results.sendMs.reduce((a, b) => Math.min(a, b), Infinity)
+    const lastAnswerMs = results.doneMs.reduce((a, b) => Math.max(a, b), 0)
+    const receiverRequestsPerSecond = results.sendMs.length / ((lastAnswerMs - firstSentMs) / 1000)
+    log(`receiver: ${results.sendMs.length} requests in ${((lastAnswerMs - firstSentMs) / 1000).toFixed(2)} s`)
+
+    // 5. Drain: wait until every accepted reference has its transaction (or the drain timeout).
+    const drainDeadline = Date.now() + opts.drainSeconds * 1000
+    for (;;) {
+      const n = await count()
+      if (n >= accepted.size) break
+      if (Date.now() > drainDeadline) {
+        log(`drain timeout: ${n} of ${accepted.size} reconciled after ${opts.drainSeconds} s`)
+        break
+      }
+      await new Promise((r) => setTimeout(r, 200))
+    }
+    clearInterval(watch)
+    rssMb = Math.max(rssMb, peakRssMb(pid))
+    const serviceCpu = cpuSeconds(pid) - cpuAtStart
+
+    const outcome = await withDb(db, async (c) => {
+      const rows = await c.query<{ reference: string; ms: number }>(
+        `SELECT reference, (extract(epoch FROM reconciled_at) * 1000)::float8 AS ms FROM transactions WHERE tenant_id = $1`,
+        [tenant.tenantId]
+      )
+      const doubled = await c.query<{ n: string }>(`SELECT count(*) - count(DISTINCT reference) AS n FROM transactions`)
+      const inbox = await c.query<{ total: string; pending: string }>(`SELECT count(*) AS total, count(*) FILTER (WHERE reconciled_at IS NULL) AS pending FROM inbound_events`)
+      return { rows: rows.rows, doubled: Number(doubled.rows[0]!.n), inbox: inbox.rows[0]! }
+    })
+    log(`service CPU while sending and draining: ${serviceCpu.toFixed(1)} s (${((serviceCpu * 1000) / Math.max(1, plan.sends.length)).toFixed(2)} ms per webhook)`)
+    log(`inbox: ${outcome.inbox.total} rows, ${outcome.inbox.pending} not reconciled; transactions: ${outcome.rows.length}`)
+
+    const reconciledAt = new Map(outcome.rows.map((r) => [r.reference, r.ms]))
+    let lost = 0
+    for (const ref of accepted) if (!reconciledAt.has(ref)) lost++
+    const latencies: Array<number> = []
+    let lastReconciledMs = firstSentMs
+    for (const [ref, sent] of firstSend) {
+      const at = reconciledAt.get(ref)
+      if (at === undefined) continue
+      latencies.push(at - sent)
+      lastReconciledMs = Math.max(lastReconciledMs, at)
+    }
+    latencies.sort((a, b) => a - b)
+    const reconciledUnique = latencies.length
+    if (reconciledUnique < plan.unique.length) log(`only ${reconciledUnique} of ${plan.unique.length} unique deposits reconciled`)
+
+    // The service's peak RSS, read while it is still alive, then stop it (a graceful stop writes a CPU profile).
+    await stop(service)
+    if (opts.cpuProfDir) log(`CPU profile written under ${opts.cpuProfDir}`)
+
+    const result: BenchResult = {
+      depositsPerSecond: round1(reconciledUnique / ((lastReconciledMs - firstSentMs) / 1000)),
+      receiverRequestsPerSecond: round1(receiverRequestsPerSecond),
+      p50Ms: Math.round(percentile(latencies, 50)),
+      p99Ms: Math.round(percentile(latencies, 99)),
+      pgbenchTps: round1(pgbenchTps),
+      lost,
+      doubled: outcome.doubled,
+      peakRssMb: round1(rssMb)
+    }
+    log(`end to end: ${reconciledUnique} deposits in ${((lastReconciledMs - firstSentMs) / 1000).toFixed(2)} s; ` +
+      `${(result.depositsPerSecond / result.pgbenchTps).toFixed(2)} x pgbench`)
+    await cleanUp()
+    process.stdout.write(`${JSON.stringify(result)}\n`)
+    return 0
+  } catch (e) {
+    log(`failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`)
+    if (service && running(service)) log(`service output (tail):\n${service.output().slice(-4000)}`)
+    await cleanUp()
+    return 1
+  }
+}
+
+main().then((code) => process.exit(code))
