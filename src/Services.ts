@@ -21,6 +21,7 @@ import { NatsLive } from "../streams/Nats.js"
 import { OutboxRelayLive } from "../streams/OutboxRelay.js"
 import { InProcessReconciledBusLive, JetStreamReconciledBusLive } from "../streams/ReconciledBus.js"
 import { ReconcilerWorkersLive } from "../streams/ReconcilerWorkers.js"
+import { WebhookDispatcherLive } from "../services/webhooks/WebhooksLive.js"
 import { AppConfigTag } from "./Config.js"
 
 /** JetStream when NATS_URL is set; otherwise the in-process buses of the embedded default. */
@@ -46,5 +47,5 @@ export const makeServices = <E, R>(provider: Layer.Layer<BankProvider, E, R>) =>
 
 export const ServicesLive = makeServices(SandboxProviderLive)
 
-/** The long-running fibers: the reconciler, the inbox sweeper and the outbox relay. */
-export const WorkersLive = Layer.mergeAll(ReconcilerWorkersLive, InboxSweeperLive, OutboxRelayLive)
+/** The long-running fibers: the reconciler, the inbox sweeper, the outbox relay and webhook dispatch. */
+export const WorkersLive = Layer.mergeAll(ReconcilerWorkersLive, InboxSweeperLive, OutboxRelayLive, WebhookDispatcherLive)

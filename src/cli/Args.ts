@@ -19,6 +19,8 @@ export interface OptionSpec {
 export interface ArgsSpec {
   readonly positionals: ReadonlyArray<string>
   readonly options: ReadonlyArray<OptionSpec>
+  /** Groups of value options of which exactly one must be given: `[["from-seq", "since"]]`. */
+  readonly oneOf?: ReadonlyArray<ReadonlyArray<string>>
 }
 
 export interface ParsedArgs {
@@ -66,6 +68,9 @@ export const parseArgs = (argv: ReadonlyArray<string>, spec: ArgsSpec): Either.E
   for (const option of spec.options) {
     if (option.required && !values.has(option.name)) return fail(`missing --${option.name} ${option.valueName ?? "VALUE"}`)
   }
+  for (const group of spec.oneOf ?? []) {
+    if (group.filter((name) => values.has(name)).length !== 1) return fail(`give exactly one of ${alternatives(group, spec, " and ")}`)
+  }
   if (positionals.length < spec.positionals.length) {
     return fail(`missing ${spec.positionals.slice(positionals.length).map((p) => `<${p}>`).join(" ")}`)
   }
@@ -74,6 +79,10 @@ export const parseArgs = (argv: ReadonlyArray<string>, spec: ArgsSpec): Either.E
   }
   return Either.right({ positionals, values, flags })
 }
+
+/** `--from-seq N | --since ISO` for a oneOf group (`sep` between the alternatives). */
+export const alternatives = (group: ReadonlyArray<string>, spec: ArgsSpec, sep = " | "): string =>
+  group.map((name) => `--${name} ${spec.options.find((o) => o.name === name)?.valueName ?? "VALUE"}`).join(sep)
 
 /** " (did you mean --x?)" when a known name is within two edits of `name`, else "". */
 export const suggest = (name: string, known: ReadonlyArray<string>, prefix = "--"): string => {

@@ -1,5 +1,5 @@
 import { Cause, Data, type Effect } from "effect"
-import type { ArgsSpec, ParsedArgs } from "./Args.js"
+import { alternatives, type ArgsSpec, type ParsedArgs } from "./Args.js"
 import type { AppConfigTag } from "../Config.js"
 
 /** An operator-facing failure (unknown tenant, not approved, …): its message is printed, exit code 1. */
@@ -32,13 +32,16 @@ export interface Command extends ArgsSpec {
   readonly run: (args: ParsedArgs) => Effect.Effect<void, CliFailure, AppConfigTag>
 }
 
-export const usageLine = (c: Command): string =>
-  [
+export const usageLine = (c: Command): string => {
+  const grouped = new Set((c.oneOf ?? []).flat())
+  return [
     "collections",
     ...c.path,
     ...c.positionals.map((p) => `<${p}>`),
-    ...c.options.map((o) => {
+    ...c.options.filter((o) => !grouped.has(o.name)).map((o) => {
       const shown = o.kind === "flag" ? `--${o.name}` : `--${o.name} ${o.valueName ?? "VALUE"}`
       return o.required ? shown : `[${shown}]`
-    })
+    }),
+    ...(c.oneOf ?? []).map((group) => `(${alternatives(group, c)})`)
   ].join(" ")
+}

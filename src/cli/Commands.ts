@@ -1,9 +1,9 @@
 import type { Command } from "./Command.js"
 import { keysCommands } from "./KeysCommands.js"
-import { laterCommands } from "./LaterCommands.js"
+import { deadLetterCommands } from "./DeadLetterCommands.js"
 import { migrateCommand } from "./MigrateCommand.js"
 import { replayCommand } from "./ReplayCommand.js"
 import { tenantsCommands } from "./TenantsCommands.js"
 
 /** Every command the CLI knows, in the order help lists them. */
-export const commands: ReadonlyArray<Command> = [migrateCommand, ...tenantsCommands, ...keysCommands, replayCommand, ...laterCommands]
+export const commands: ReadonlyArray<Command> = [migrateCommand, ...tenantsCommands, ...keysCommands, replayCommand, ...deadLetterCommands]

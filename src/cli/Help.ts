@@ -1,5 +1,5 @@
-import type { Command } from "./Command.js"
-import { usageLine } from "./Command.js"
+import { alternatives } from "./Args.js"
+import { type Command, usageLine } from "./Command.js"
 
 const columns = (rows: ReadonlyArray<readonly [string, string]>): string => {
   const width = Math.max(...rows.map(([left]) => left.length))
@@ -11,7 +11,8 @@ const shortUsage = (c: Command): string =>
   [
     ...c.path,
     ...c.positionals.map((p) => `<${p}>`),
-    ...c.options.filter((o) => o.required).map((o) => `--${o.name} ${o.valueName ?? "VALUE"}`)
+    ...c.options.filter((o) => o.required).map((o) => `--${o.name} ${o.valueName ?? "VALUE"}`),
+    ...(c.oneOf ?? []).map((group) => alternatives(group, c))
   ].join(" ")
 
 export const EXIT_CODES = "Exit codes: 0 done, 1 failed (the message says why), 2 usage error."

@@ -23,6 +23,7 @@ export const replayCommand: Command = {
     { name: "from-seq", kind: "value", valueName: "N", description: "start at this stream sequence" },
     { name: "since", kind: "value", valueName: "ISO", description: "start at this time (ISO 8601)" }
   ],
+  oneOf: [["from-seq", "since"]],
   details: "Give exactly one of --from-seq and --since. Everything downstream is idempotent, so a replay loses and doubles nothing.",
   run: (args) =>
     Effect.gen(function* () {

@@ -35,7 +35,7 @@ describe("the deposit benchmark (short run)", () => {
     "reconciles every accepted webhook exactly once, repeats included, and prints one JSON line with the agreed fields",
     async () => {
       const r = await runBench(
-        ["--deposits", "500", "--accounts", "50", "--concurrency", "16", "--duplicates", "0.2", "--pgbench-seconds", "3", "--drain-seconds", "90"],
+        ["--deposits", "500", "--accounts", "50", "--concurrency", "16", "--duplicates", "0.2", "--pgbench-seconds", "3", "--drain-seconds", "60"],
         170_000
       )
       const shown = `exit ${r.code}\nstdout:\n${r.stdout.slice(-6000)}\nstderr:\n${r.stderr.slice(-3000)}`

@@ -20,8 +20,8 @@
  *   peakRssMb                  the service process's VmHWM
  * Everything it made (service, scratch databases, streams, temp files) is removed at the end, also on failure.
  *
- * More flags: --pgbench-seconds (15), --drain-seconds (180: how long to wait for the reconciler once the sender is
- * done), --setup-concurrency (16), --cpu-prof-dir DIR (run the service under `node --cpu-prof`, profile written there),
+ * More flags: --pgbench-seconds (15), --drain-seconds (60: once the sender is done, how long the reconciled count may
+ * stand still before the missing deposits count as lost), --setup-concurrency (16), --cpu-prof-dir DIR (run the service under `node --cpu-prof`, profile written there),
  * --service-env K=V (repeatable; e.g. DB_POOL_SIZE=20), --keep-db (keep the service database for inspection).
  */
 import { Effect } from "effect"
@@ -105,7 +105,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     concurrency: num("concurrency", 64, posInt),
     duplicates: num("duplicates", 0, (n) => n >= 0 && n <= 1),
     pgbenchSeconds: num("pgbench-seconds", 15, posInt),
-    drainSeconds: num("drain-seconds", 180, posInt),
+    drainSeconds: num("drain-seconds", 60, posInt),
     setupConcurrency: num("setup-concurrency", 16, posInt),
     cpuProfDir: cpuProfDir === undefined ? undefined : path.resolve(cpuProfDir),
     serviceEnv,
@@ -472,13 +472,18 @@ const main = async (): Promise<number> => {
     const receiverRequestsPerSecond = results.sendMs.length / ((lastAnswerMs - firstSentMs) / 1000)
     log(`receiver: ${results.sendMs.length} requests in ${((lastAnswerMs - firstSentMs) / 1000).toFixed(2)} s`)
 
-    // 5. Drain: wait until every accepted reference has its transaction (or the drain timeout).
-    const drainDeadline = Date.now() + opts.drainSeconds * 1000
+    // 5. Drain: wait until every accepted reference has its transaction, or until the count has not moved for the
+    //    drain timeout (the pipeline stalled: what is missing then is lost).
+    let lastCount = -1
+    let lastProgressAt = Date.now()
     for (;;) {
       const n = await count()
       if (n >= accepted.size) break
-      if (Date.now() > drainDeadline) {
-        log(`drain timeout: ${n} of ${accepted.size} reconciled after ${opts.drainSeconds} s`)
+      if (n !== lastCount) {
+        lastCount = n
+        lastProgressAt = Date.now()
+      } else if (Date.now() - lastProgressAt > opts.drainSeconds * 1000) {
+        log(`drain timeout: ${n} of ${accepted.size} reconciled, no progress for ${opts.drainSeconds} s`)
         break
       }
       await new Promise((r) => setTimeout(r, 200))

@@ -42,6 +42,25 @@ describe("parseArgs", () => {
   })
 })
 
+describe("parseArgs with a oneOf group", () => {
+  const replay: ArgsSpec = {
+    positionals: [],
+    options: [
+      { name: "from-seq", kind: "value", valueName: "N", description: "" },
+      { name: "since", kind: "value", valueName: "ISO", description: "" }
+    ],
+    oneOf: [["from-seq", "since"]]
+  }
+  const outcome = (argv: Array<string>) => Either.match(parseArgs(argv, replay), { onLeft: (e) => e.message, onRight: () => "parsed" })
+
+  it("takes exactly one of the group", () => {
+    expect(outcome(["--from-seq", "5"])).toBe("parsed")
+    expect(outcome(["--since", "2026-11-21T10:00:00Z"])).toBe("parsed")
+    expect(outcome([])).toBe("give exactly one of --from-seq N and --since ISO")
+    expect(outcome(["--from-seq", "5", "--since", "2026-11-21T10:00:00Z"])).toBe("give exactly one of --from-seq N and --since ISO")
+  })
+})
+
 describe("plan", () => {
   const tag = (argv: Array<string>) => {
     const p = plan(argv, commands)
@@ -58,7 +77,7 @@ describe("plan", () => {
     for (const argv of [["--help"], ["-h"], ["help"], ["help", "tenants"], ["tenants", "--help"], ["tenants", "approve", "--help"]]) {
       expect(tag(argv), argv.join(" ")).toBe("print 0")
     }
-    for (const argv of [[], ["nope"], ["tenants"], ["tenants", "nope"], ["tenants", "approve"], ["migrate", "extra"]]) {
+    for (const argv of [[], ["nope"], ["tenants"], ["tenants", "nope"], ["tenants", "approve"], ["migrate", "extra"], ["replay", "--stream", "deposits"]]) {
       expect(tag(argv), argv.join(" ")).toBe("print 2")
     }
   })
