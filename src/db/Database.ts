@@ -24,8 +24,10 @@ export const makeDatabaseLive = (role: "service" | "cli") =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
       const config = yield* AppConfigTag
-      // The embedded server serialises transactions, so a big pool only queues; keep it small there.
-      const pool = Option.isSome(config.databaseUrl) ? config.dbPoolSize : Math.min(config.dbPoolSize, 6)
+      // PGlite is one backend: its socket server interleaves the extended-protocol messages of concurrent
+      // connections ("unnamed prepared statement does not exist", or one query answered with another's rows).
+      // One connection per process serialises statements correctly; transactions were serial there anyway.
+      const pool = Option.isSome(config.databaseUrl) ? config.dbPoolSize : 1
       const url = yield* Option.match(config.databaseUrl, {
         onSome: (u) => Effect.succeed(u),
         onNone: () =>
