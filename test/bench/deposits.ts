@@ -22,7 +22,8 @@
  *
  * More flags: --pgbench-seconds (15), --drain-seconds (60: once the sender is done, how long the reconciled count may
  * stand still before the missing deposits count as lost), --setup-concurrency (16), --cpu-prof-dir DIR (run the service under `node --cpu-prof`, profile written there),
- * --service-env K=V (repeatable; e.g. DB_POOL_SIZE=20), --keep-db (keep the service database for inspection).
+ * --service-env K=V (repeatable; e.g. DB_POOL_SIZE=20), --keep-db (keep the service database for inspection),
+ * --service-output (copy the service's log lines to stderr).
  */
 import { Effect } from "effect"
 import { spawn, type ChildProcess } from "node:child_process"
@@ -31,8 +32,10 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import pg from "pg"
 import { signSandboxEvent } from "../../services/deposits/SandboxEvent.js"
+import { jetstreamManager } from "@nats-io/jetstream"
 import { deleteTopology } from "../../streams/JetStream.js"
-import { NatsLive } from "../../streams/Nats.js"
+import { Nats, NatsLive } from "../../streams/Nats.js"
+import { RECONCILER_DURABLE, streamNames } from "../../streams/Topology.js"
 import { childEnv, freePort, http, REPO_ROOT, tempDir } from "../support/Processes.js"
 import type { SenderPlan, SenderResults } from "./sender.js"
 
@@ -58,6 +61,7 @@ interface Options {
   readonly cpuProfDir: string | undefined
   readonly serviceEnv: Record<string, string>
   readonly keepDb: boolean
+  readonly serviceOutput: boolean
 }
 
 const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -75,7 +79,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     if (!a.startsWith("--")) throw new Error(`unexpected argument ${JSON.stringify(a)}`)
     const eq = a.indexOf("=")
     const name = eq > 0 ? a.slice(2, eq) : a.slice(2)
-    if (name === "keep-db") {
+    if (name === "keep-db" || name === "service-output") {
       flags.add(name)
       continue
     }
@@ -84,7 +88,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     values.set(name, [...(values.get(name) ?? []), value])
   }
   const known = ["deposits", "accounts", "concurrency", "duplicates", "pgbench-seconds", "drain-seconds", "setup-concurrency", "cpu-prof-dir", "service-env"]
-  for (const k of values.keys()) if (!known.includes(k)) throw new Error(`unknown flag --${k} (known: ${known.map((x) => `--${x}`).join(" ")} --keep-db)`)
+  for (const k of values.keys()) if (!known.includes(k)) throw new Error(`unknown flag --${k} (known: ${known.map((x) => `--${x}`).join(" ")} --keep-db --service-output)`)
   const num = (name: string, dflt: number, ok: (n: number) => boolean) => {
     const raw = values.get(name)?.at(-1)
     const n = raw === undefined ? dflt : Number(raw)
@@ -109,7 +113,8 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     setupConcurrency: num("setup-concurrency", 16, posInt),
     cpuProfDir: cpuProfDir === undefined ? undefined : path.resolve(cpuProfDir),
     serviceEnv,
-    keepDb: flags.has("keep-db")
+    keepDb: flags.has("keep-db"),
+    serviceOutput: flags.has("service-output")
   }
 }
 
@@ -220,6 +225,28 @@ const cpuSeconds = (pid: number | undefined) => {
   }
 }
 
+/** The reconciler consumer's deliveries: how many messages, and how many deliveries beyond one per message. */
+const consumerDeliveries = (natsPrefix: string) =>
+  Effect.runPromise(
+    Effect.flatMap(Nats, (nc) =>
+      Effect.promise(async () => {
+        const info = await (await jetstreamManager(nc)).consumers.info(streamNames({ prefix: natsPrefix }).deposits, RECONCILER_DURABLE)
+        return { messages: info.delivered.stream_seq, redeliveries: info.delivered.consumer_seq - info.delivered.stream_seq }
+      })
+    ).pipe(Effect.provide(NatsLive(NATS_URL, "collections-bench")))
+  )
+
+/** The main thread's seconds on a CPU and seconds runnable but waiting for one (/proc/<pid>/schedstat). */
+const schedSeconds = (pid: number | undefined) => {
+  if (pid === undefined) return { running: 0, waiting: 0 }
+  try {
+    const [running, waiting] = fs.readFileSync(`/proc/${pid}/schedstat`, "utf8").trim().split(" ").map(Number)
+    return { running: (running ?? 0) / 1e9, waiting: (waiting ?? 0) / 1e9 }
+  } catch {
+    return { running: 0, waiting: 0 }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // pgbench
 
@@ -273,7 +300,8 @@ const startService = async (opts: Options, databaseUrl: string, natsPrefix: stri
       DATA_DIR: dataDir,
       LOG_LEVEL: "warn",
       ...opts.serviceEnv
-    })
+    }),
+    ...(opts.serviceOutput ? { onLine: (l: string) => process.stderr.write(`service: ${l}\n`) } : {})
   })
   const baseUrl = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 120_000
@@ -437,6 +465,8 @@ const main = async (): Promise<number> => {
     const count = () => withDb(db, (c) => c.query<{ n: string }>(`SELECT count(*) AS n FROM transactions`)).then((r) => Number(r.rows[0]!.n))
     let rssMb = 0
     const cpuAtStart = cpuSeconds(pid)
+    const schedAtStart = schedSeconds(pid)
+    const wallAtStart = Date.now()
     const watch = setInterval(() => {
       rssMb = Math.max(rssMb, peakRssMb(pid))
       count().then((n) => log(`reconciled ${n}/${plan.unique.length}`), () => undefined)
@@ -491,6 +521,12 @@ const main = async (): Promise<number> => {
     clearInterval(watch)
     rssMb = Math.max(rssMb, peakRssMb(pid))
     const serviceCpu = cpuSeconds(pid) - cpuAtStart
+    const sched = schedSeconds(pid)
+    const wall = (Date.now() - wallAtStart) / 1000
+    await consumerDeliveries(natsPrefix).then(
+      (c) => log(`reconciler consumer: ${c.messages} messages delivered, ${c.redeliveries} redeliveries`),
+      (e: unknown) => log(`could not read the reconciler consumer: ${String(e)}`)
+    )
 
     const outcome = await withDb(db, async (c) => {
       const rows = await c.query<{ reference: string; ms: number }>(
@@ -501,7 +537,8 @@ const main = async (): Promise<number> => {
       const inbox = await c.query<{ total: string; pending: string }>(`SELECT count(*) AS total, count(*) FILTER (WHERE reconciled_at IS NULL) AS pending FROM inbound_events`)
       return { rows: rows.rows, doubled: Number(doubled.rows[0]!.n), inbox: inbox.rows[0]! }
     })
-    log(`service CPU while sending and draining: ${serviceCpu.toFixed(1)} s (${((serviceCpu * 1000) / Math.max(1, plan.sends.length)).toFixed(2)} ms per webhook)`)
+    log(`service CPU while sending and draining: ${serviceCpu.toFixed(1)} s in ${wall.toFixed(1)} s (${((serviceCpu * 1000) / Math.max(1, plan.sends.length)).toFixed(2)} ms per webhook); ` +
+      `its main thread ran ${(sched.running - schedAtStart.running).toFixed(1)} s and waited ${(sched.waiting - schedAtStart.waiting).toFixed(1)} s for a CPU`)
     log(`inbox: ${outcome.inbox.total} rows, ${outcome.inbox.pending} not reconciled; transactions: ${outcome.rows.length}`)
 
     const reconciledAt = new Map(outcome.rows.map((r) => [r.reference, r.ms]))
@@ -524,7 +561,7 @@ const main = async (): Promise<number> => {
     if (opts.cpuProfDir) log(`CPU profile written under ${opts.cpuProfDir}`)
 
     const result: BenchResult = {
-      depositsPerSecond: round1(reconciledUnique / ((lastReconciledMs - firstSentMs) / 1000)),
+      depositsPerSecond: reconciledUnique === 0 ? 0 : round1(reconciledUnique / (Math.max(1, lastReconciledMs - firstSentMs) / 1000)),
       receiverRequestsPerSecond: round1(receiverRequestsPerSecond),
       p50Ms: Math.round(percentile(latencies, 50)),
       p99Ms: Math.round(percentile(latencies, 99)),

@@ -5,6 +5,9 @@ import pg from "pg"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
 import { type CliResult, runCli, tempDir } from "../support/Processes.js"
 
+/** Each CLI run is a fresh Node process (a second or more on a busy machine); a test makes up to ten. */
+const TEST_TIMEOUT_MS = 180_000
+
 const shown = (r: CliResult) => `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`
 
 /** Reads the test database directly, to check what the CLI wrote. */
@@ -35,7 +38,9 @@ layer(TestDatabaseLive, { timeout: 120_000, excludeTestServices: true })("collec
       const again = yield* cli("migrate")
       expect(again.code, shown(again)).toBe(0)
       expect(again.stdout.trim()).toBe("database is up to date")
-    }))
+    }),
+    TEST_TIMEOUT_MS
+  )
 
   it.effect("usage errors exit 2 with the usage, and never open the database", () =>
     Effect.gen(function* () {
@@ -63,7 +68,9 @@ layer(TestDatabaseLive, { timeout: 120_000, excludeTestServices: true })("collec
       const unreachable = yield* Effect.promise(() => runCli(["tenants", "list"], noDb))
       expect(unreachable.code, shown(unreachable)).toBe(1)
       expect(unreachable.stderr).toMatch(/^error: cannot open the database: /m)
-    }))
+    }),
+    TEST_TIMEOUT_MS
+  )
 
   it.effect("tenants create prints the id; list shows it as a table and as JSON", () =>
     Effect.gen(function* () {
@@ -84,7 +91,9 @@ layer(TestDatabaseLive, { timeout: 120_000, excludeTestServices: true })("collec
 
       const audit = yield* query<{ actor: string; action: string }>(yield* dbUrl, "SELECT actor, action FROM audit_log WHERE tenant_id = $1", [tenantId])
       expect(audit).toEqual([{ actor: "operator:cli", action: "tenant.created" }])
-    }))
+    }),
+    TEST_TIMEOUT_MS
+  )
 
   it.effect("approve and reject set the onboarding status and are audited as operator:cli", () =>
     Effect.gen(function* () {
@@ -108,7 +117,9 @@ layer(TestDatabaseLive, { timeout: 120_000, excludeTestServices: true })("collec
         { actor: "operator:cli", action: "onboarding.approved", details: { previous: "NotStarted" } },
         { actor: "operator:cli", action: "onboarding.rejected", details: { previous: "Approved" } }
       ])
-    }))
+    }),
+    TEST_TIMEOUT_MS
+  )
 
   it.effect("an unknown tenant is a clear error with exit code 1", () =>
     Effect.gen(function* () {
@@ -118,7 +129,9 @@ layer(TestDatabaseLive, { timeout: 120_000, excludeTestServices: true })("collec
         expect(r.stderr.trim(), shown(r)).toBe(`error: unknown tenant "ten_nope"`)
         expect(r.stdout).toBe("")
       }
-    }))
+    }),
+    TEST_TIMEOUT_MS
+  )
 
   it.effect("keys create: a test key at once; a live key only after approval; the secret printed is the one stored", () =>
     Effect.gen(function* () {
@@ -154,5 +167,7 @@ layer(TestDatabaseLive, { timeout: 120_000, excludeTestServices: true })("collec
       expect(keys.map((k) => k.mode)).toEqual(["test", "live"])
       const audit = yield* query<{ action: string; mode: string }>(url, "SELECT action, mode FROM audit_log WHERE tenant_id = $1 AND action = 'api_key.created' ORDER BY id", [tenantId])
       expect(audit).toEqual([{ action: "api_key.created", mode: "test" }, { action: "api_key.created", mode: "live" }])
-    }))
+    }),
+    TEST_TIMEOUT_MS
+  )
 })
