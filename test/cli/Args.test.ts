@@ -81,4 +81,15 @@ describe("plan", () => {
       expect(tag(argv), argv.join(" ")).toBe("print 2")
     }
   })
+
+  it("a usage error says what is wrong, suggests a near command, and shows the usage", () => {
+    const text = (argv: Array<string>) => {
+      const p = plan(argv, commands)
+      return p._tag === "Print" ? p.text : ""
+    }
+    expect(text(["tenant", "list"])).toMatch(/^error: unknown command "tenant" \(did you mean tenants\?\)/)
+    expect(text(["tenants"])).toMatch(/^error: "tenants" needs a command\nUsage: collections tenants <command>/)
+    expect(text(["tenants", "lst"])).toMatch(/^error: unknown command "tenants lst" \(did you mean tenants list\?\)/)
+    expect(text(["tenants", "create"])).toBe("error: missing --name NAME\nUsage: collections tenants create --name NAME [--json]\nSee: collections tenants create --help")
+  })
 })
