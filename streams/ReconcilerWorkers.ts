@@ -1,11 +1,13 @@
 import { SqlClient } from "@effect/sql"
-import { Cause, Effect, Exit, Layer, Queue, Schedule, Stream } from "effect"
+import { Cause, Chunk, Effect, Exit, Layer, Queue, Schedule, Stream } from "effect"
 import { Reconciler } from "../services/deposits/Reconciler.js"
 import { type Delivery, DepositBus, isDecoded } from "./DepositBus.js"
 
 /** Long-lived partitions: one account key always lands on the same fiber, so its deposits apply in order. */
 export const PARTITIONS = 16
 const PARTITION_BUFFER = 256
+/** The most deliveries one partition reconciles in one transaction. */
+export const MAX_BATCH = 64
 
 const partitionOf = (key: string) => {
   let h = 2166136261
@@ -53,9 +55,40 @@ const make = Effect.gen(function* () {
     )
   }
 
+  /**
+   * What has queued up in a partition is reconciled together: one transaction and one commit for the batch, each
+   * message acked after that commit. If the batch fails as a whole, its deliveries go one by one through `handle`,
+   * so one bad deposit is retried, nak'ed or recorded as poison on its own and never holds back the others.
+   */
+  const handleBatch = (batch: ReadonlyArray<Delivery>): Effect.Effect<void> => {
+    const decoded = batch.flatMap((d) => (isDecoded(d.envelope) ? [{ delivery: d, envelope: d.envelope }] : []))
+    if (decoded.length <= 1) return Effect.forEach(batch, handle, { discard: true })
+    return reconciler.reconcileBatch(decoded.map((d) => d.envelope)).pipe(
+      Effect.exit,
+      Effect.flatMap((exit) => {
+        if (Exit.isSuccess(exit)) {
+          return Effect.zipRight(
+            Effect.forEach(decoded, ({ delivery, envelope }, i) =>
+              exit.value[i] === "missing-inbox-row" ? recordPoison(delivery, `no inbox row ${envelope.inboxId} for ${envelope.reference}`) : delivery.ack,
+              { discard: true }),
+            Effect.forEach(batch.filter((d) => !isDecoded(d.envelope)), handle, { discard: true })
+          )
+        }
+        if (Cause.isInterruptedOnly(exit.cause)) return Effect.void
+        return Effect.logDebug(`a batch of ${decoded.length} deposits failed; applying them one by one`, exit.cause).pipe(
+          Effect.zipRight(Effect.forEach(batch, handle, { discard: true }))
+        )
+      })
+    )
+  }
+
   const queues = yield* Effect.forEach(Array.from({ length: PARTITIONS }), () => Queue.bounded<Delivery>(PARTITION_BUFFER))
   for (const q of queues) {
-    yield* Queue.take(q).pipe(Effect.flatMap(handle), Effect.forever, Effect.forkScoped)
+    yield* Queue.takeBetween(q, 1, MAX_BATCH).pipe(
+      Effect.flatMap((batch) => handleBatch(Chunk.toReadonlyArray(batch))),
+      Effect.forever,
+      Effect.forkScoped
+    )
   }
   yield* bus.deliveries.pipe(
     Stream.runForEach((d) => {

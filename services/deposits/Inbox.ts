@@ -38,6 +38,25 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
       return rows[0] ? envelopeOf({ ...row, id: rows[0].id }) : undefined
     }, Effect.orDie)
 
+    /**
+     * Inserts several events in ONE statement (one commit); per row, in order: its envelope, or undefined when the
+     * (tenant, mode, provider, reference) was already there, or an earlier row of the same call carries it.
+     */
+    const insertMany = Effect.fn("Inbox.insertMany")(function* (rows: ReadonlyArray<Omit<InboxRow, "id" | "reconciledAt">>) {
+      const key = (r: Pick<InboxRow, "tenantId" | "mode" | "provider" | "providerReference">) => `${r.tenantId}|${r.mode}|${r.provider}|${r.providerReference}`
+      const first = new Map<string, number>()
+      rows.forEach((r, i) => first.has(key(r)) || first.set(key(r), i))
+      const unique = [...first.values()].map((i) => rows[i]!)
+      const inserted = yield* sql<Pick<InboxRow, "id" | "tenantId" | "mode" | "provider" | "providerReference">>`
+        INSERT INTO inbound_events ${sql.insert(unique.map((row) => ({ ...row, payload: JSON.stringify(row.payload) })))}
+        ON CONFLICT (tenant_id, mode, provider, provider_reference) DO NOTHING RETURNING id, tenant_id, mode, provider, provider_reference`
+      const ids = new Map(inserted.map((r) => [key(r), r.id]))
+      return rows.map((r, i) => {
+        const id = first.get(key(r)) === i ? ids.get(key(r)) : undefined
+        return id === undefined ? undefined : envelopeOf({ ...r, id })
+      })
+    }, Effect.orDie)
+
     const markPublished = (ids: ReadonlyArray<number>) =>
       ids.length === 0 ? Effect.void : sql`UPDATE inbound_events SET published_at = now() WHERE id IN ${sql.in(ids)}`.pipe(Effect.asVoid, Effect.orDie)
 
@@ -61,6 +80,6 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
         WHERE id >= ${fromId} ORDER BY id LIMIT ${limit}`
     }, Effect.orDie)
 
-    return { insert, markPublished, unreconciled, fromId } as const
+    return { insert, insertMany, markPublished, unreconciled, fromId } as const
   })
 }) {}

@@ -67,7 +67,33 @@ interface Options {
 const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const NATS_URL = process.env.TEST_NATS_URL ?? "127.0.0.1:4222"
 const PASSWORD = "correct horse battery staple"
-const NAMES = ["John Adeyemi", "Chinedu Okafor", "Ngozi Eze", "Aisha Bello", "Emeka Nwosu", "Funmilayo Adebayo", "Ibrahim Musa", "Yetunde Ogunleye"]
+const FIRST_NAMES = [
+  "John", "Chinedu", "Ngozi", "Aisha", "Emeka", "Funmilayo", "Ibrahim", "Yetunde", "Obinna", "Zainab", "Tunde", "Chioma",
+  "Musa", "Kemi", "Ifeanyi", "Halima", "Segun", "Adaeze", "Bola", "Uche", "Fatima", "Femi", "Nkechi", "Sani", "Bisi",
+  "Kelechi", "Hauwa", "Dapo", "Amaka", "Yusuf", "Lola", "Ikenna"
+]
+const LAST_NAMES = [
+  "Adeyemi", "Okafor", "Eze", "Bello", "Nwosu", "Adebayo", "Musa", "Ogunleye", "Uche", "Abubakar", "Okonkwo", "Balogun",
+  "Danjuma", "Obi", "Afolabi", "Suleiman", "Nnamdi", "Olawale", "Ibekwe", "Lawal", "Chukwu", "Oyelaran", "Garba",
+  "Onyekachi", "Fashola", "Aliyu", "Ezeh", "Ogundipe", "Yakubu", "Anozie", "Salami", "Odukoya"
+]
+
+/**
+ * The i-th customer: a distinct name (first x last, then a middle initial), who pays into their own account from their
+ * own bank account, as a customer paying school fees or an invoice does. The payer name comes in bank order
+ * (`SURNAME FIRSTNAME`), which matches the customer's name.
+ */
+const customer = (i: number) => {
+  const first = FIRST_NAMES[i % FIRST_NAMES.length]!
+  const last = LAST_NAMES[Math.floor(i / FIRST_NAMES.length) % LAST_NAMES.length]!
+  const round = Math.floor(i / (FIRST_NAMES.length * LAST_NAMES.length))
+  const middle = round === 0 ? "" : ` ${String.fromCharCode(65 + ((round - 1) % 26))}`
+  return {
+    name: `${first}${middle} ${last}`,
+    payerName: `${last.toUpperCase()} ${first.toUpperCase()}${middle}`,
+    payerAccount: String(2_000_000_000 + i)
+  }
+}
 
 const log = (line: string) => process.stdout.write(`bench: ${line}\n`)
 
@@ -334,6 +360,9 @@ const boundedMap = async <A, B>(items: ReadonlyArray<A>, limit: number, f: (a: A
   return out
 }
 
+/** What each account expects: about what ten deposits bring, so accounts go through Underpaid, Exact and Overpaid. */
+const EXPECTED_KOBO = 500_000
+
 const setUpTenant = async (baseUrl: string, opts: Options) => {
   const suffix = crypto.randomBytes(4).toString("hex")
   const email = `bench-${suffix}@example.ng`
@@ -344,13 +373,13 @@ const setUpTenant = async (baseUrl: string, opts: Options) => {
   const provider = expectStatus("provider", await http(baseUrl, "GET", "/api/v1/dashboard/provider", { token: login.accessToken }), 200)
   const started = Date.now()
   const accounts = await boundedMap(Array.from({ length: opts.accounts }, (_, i) => i), opts.setupConcurrency, async (i) => {
-    const name = NAMES[i % NAMES.length]!
+    const c = customer(i)
     const body = expectStatus(
       `account ${i}`,
-      await http(baseUrl, "POST", "/api/v1/virtual-accounts", { token: token.accessToken, json: { accountRef: `bench-${i}`, name, expectedAmountKobo: 5_000_000 } }),
+      await http(baseUrl, "POST", "/api/v1/virtual-accounts", { token: token.accessToken, json: { accountRef: `bench-${i}`, name: c.name, expectedAmountKobo: EXPECTED_KOBO } }),
       201
     )
-    return { nuban: body.nuban as string, name }
+    return { nuban: body.nuban as string, ...c }
   })
   log(`tenant ${signup.tenantId as string} with ${accounts.length} accounts in ${((Date.now() - started) / 1000).toFixed(1)} s`)
   return { tenantId: signup.tenantId as string, merchantId: provider.merchantId as string, webhookSecret: provider.webhookSecret as string, accounts }
@@ -367,10 +396,15 @@ interface Planned {
 
 const makePlan = (opts: Options, tenant: Awaited<ReturnType<typeof setUpTenant>>) => {
   const runTag = String(crypto.randomInt(10_000_000, 100_000_000)) // 8 digits
-  const paidAt = new Date().toISOString()
+  const now = Date.now()
+  const perAccount = Math.ceil(opts.deposits / tenant.accounts.length)
   const unique: Array<Planned> = []
   for (let i = 0; i < opts.deposits; i++) {
     const account = tenant.accounts[i % tenant.accounts.length]!
+    // An account's deposits were paid over the last days, an hour or more apart: typical traffic, not a burst that
+    // the velocity rule would (rightly) hold for review. paidAt is the bank's time; latency is measured from sending.
+    const nth = Math.floor(i / tenant.accounts.length)
+    const paidAt = new Date(now - (perAccount - nth) * 3 * 3_600_000 - crypto.randomInt(0, 3_600_000)).toISOString()
     // 30 characters: NIP virtual bank 999999, the run's tag, the deposit's index.
     const reference = `999999${runTag}${String(i).padStart(16, "0")}`
     const event = {
@@ -378,9 +412,9 @@ const makePlan = (opts: Options, tenant: Awaited<ReturnType<typeof setUpTenant>>
       merchantId: tenant.merchantId,
       sessionId: reference,
       accountNumber: account.nuban,
-      amountKobo: 1_000 + crypto.randomInt(0, 200_000),
-      senderName: account.name.toUpperCase(),
-      senderAccountNumber: String(1_000_000_000 + i),
+      amountKobo: 20_000 + crypto.randomInt(0, 80_001),
+      senderName: account.payerName,
+      senderAccountNumber: account.payerAccount,
       senderBankCode: "058",
       narration: `bench deposit ${i}`,
       paidAt,
@@ -422,7 +456,10 @@ const main = async (): Promise<number> => {
     for (const c of cleanups.reverse()) await c().catch((e: unknown) => log(`cleanup step failed: ${String(e)}`))
     cleanups.length = 0
   }
-  const onSignal = () => void cleanUp().finally(() => process.exit(130))
+  const onSignal = (signal: NodeJS.Signals) => {
+    log(`${signal}: stopping and cleaning up`)
+    void cleanUp().finally(() => process.exit(130))
+  }
   process.once("SIGINT", onSignal)
   process.once("SIGTERM", onSignal)
   try {

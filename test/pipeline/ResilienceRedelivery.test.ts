@@ -36,7 +36,9 @@ const ScriptedPipeline = Layer.unwrapEffect(
     })
     const failing = Reconciler.make({
       reconcile: () =>
-        Ref.update(attempts, (n) => n + 1).pipe(Effect.zipRight(Effect.fail(new SqlError.SqlError({ cause: new Error("connection reset"), message: "simulated outage" }))))
+        Ref.update(attempts, (n) => n + 1).pipe(Effect.zipRight(Effect.fail(new SqlError.SqlError({ cause: new Error("connection reset"), message: "simulated outage" })))),
+      // A failed batch falls back to one delivery at a time, which is what this test counts.
+      reconcileBatch: () => Effect.fail(new SqlError.SqlError({ cause: new Error("connection reset"), message: "simulated outage" }))
     })
     const deliver = (envelope: DepositEnvelope, seq: number, deliveryCount: number) =>
       Queue.offer(queue, {
