@@ -20,6 +20,21 @@ const ACCOUNT_COLUMNS = `va.id, va.tenant_id, va.mode, va.account_ref, va.custom
   false AS lease_expired, va.nuban, va.bank_code, va.bank_name, va.account_name, c.name, c.email, c.phone, va.expected_amount_kobo,
   va.expiry_date_utc, va.sub_merchant_ref, va.amount_paid_kobo, va.first_activity_at, va.created_at`
 
+/** The transactions row for one decided deposit; shared by the single and the batched path. */
+const transactionRowOf = (inbox: InboxRow, account: { readonly id: string; readonly accountRef: string } | undefined | null, outcome: DepositOutcome, paidAt: Date) => {
+  const event = inbox.payload
+  return {
+    tenantId: inbox.tenantId, mode: inbox.mode, provider: inbox.provider, reference: inbox.providerReference, inboundEventId: inbox.id,
+    virtualAccountId: account?.id ?? null, accountRef: account?.accountRef ?? null, nuban: inbox.accountNumber,
+    kind: inbox.kind, amountKobo: event.amountKobo, appliedKobo: outcome.appliedKobo, surplusKobo: outcome.surplusKobo,
+    status: outcome.status, reconciliationStatus: outcome.reconciliationStatus, riskScore: outcome.risk.score,
+    riskReasons: JSON.stringify(outcome.risk.reasons), senderName: event.senderName,
+    senderNameKey: event.senderName ? normalisePayerName(event.senderName) || null : null,
+    senderAccountNumber: event.senderAccountNumber, senderBankCode: event.senderBankCode, narration: event.narration,
+    paidAt, reversedReference: event.reversedSessionId, amountPaidAfterKobo: outcome.amountPaidAfterKobo, paymentStateAfter: outcome.paymentStateAfter
+  }
+}
+
 /**
  * Applies one deposit in ONE transaction: lock the account, skip a reference already recorded, classify and score,
  * record the transaction, post balanced ledger legs, move the running figures, mark the inbox row, stage events.
@@ -102,16 +117,7 @@ export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/
           outcome = decideReversalOutcome(context, event.amountKobo)
           if (account) yield* applyReversalToCredits(account.id, event.reversedSessionId, outcome.appliedKobo)
         }
-        const [row] = yield* sql<TransactionRow>`INSERT INTO transactions ${sql.insert({
-          tenantId: inbox.tenantId, mode: inbox.mode, provider: inbox.provider, reference: inbox.providerReference, inboundEventId: inbox.id,
-          virtualAccountId: account?.id ?? null, accountRef: account?.accountRef ?? null, nuban: inbox.accountNumber,
-          kind: inbox.kind, amountKobo: event.amountKobo, appliedKobo: outcome.appliedKobo, surplusKobo: outcome.surplusKobo,
-          status: outcome.status, reconciliationStatus: outcome.reconciliationStatus, riskScore: outcome.risk.score,
-          riskReasons: JSON.stringify(outcome.risk.reasons), senderName: event.senderName,
-          senderNameKey: event.senderName ? normalisePayerName(event.senderName) || null : null,
-          senderAccountNumber: event.senderAccountNumber, senderBankCode: event.senderBankCode, narration: event.narration,
-          paidAt, reversedReference: event.reversedSessionId, amountPaidAfterKobo: outcome.amountPaidAfterKobo, paymentStateAfter: outcome.paymentStateAfter
-        })} RETURNING ${sql.literal(TRANSACTION_COLUMNS)}`
+        const [row] = yield* sql<TransactionRow>`INSERT INTO transactions ${sql.insert(transactionRowOf(inbox, account, outcome, paidAt))} RETURNING ${sql.literal(TRANSACTION_COLUMNS)}`
         yield* ledger.post(inbox.tenantId, inbox.mode, `txn:${inbox.providerReference}`, outcome.legs)
         let accountAfter: VirtualAccountRow | undefined
         if (account) {
@@ -266,19 +272,7 @@ export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/
           return results
         }
 
-        const inserted = yield* sql<TransactionRow>`INSERT INTO transactions ${sql.insert(decided.map(({ inbox, account, outcome, paidAt }) => {
-          const event = inbox.payload
-          return {
-            tenantId: inbox.tenantId, mode: inbox.mode, provider: inbox.provider, reference: inbox.providerReference, inboundEventId: inbox.id,
-            virtualAccountId: account?.id ?? null, accountRef: account?.accountRef ?? null, nuban: inbox.accountNumber,
-            kind: inbox.kind, amountKobo: event.amountKobo, appliedKobo: outcome.appliedKobo, surplusKobo: outcome.surplusKobo,
-            status: outcome.status, reconciliationStatus: outcome.reconciliationStatus, riskScore: outcome.risk.score,
-            riskReasons: JSON.stringify(outcome.risk.reasons), senderName: event.senderName,
-            senderNameKey: event.senderName ? normalisePayerName(event.senderName) || null : null,
-            senderAccountNumber: event.senderAccountNumber, senderBankCode: event.senderBankCode, narration: event.narration,
-            paidAt, reversedReference: event.reversedSessionId, amountPaidAfterKobo: outcome.amountPaidAfterKobo, paymentStateAfter: outcome.paymentStateAfter
-          }
-        }))} RETURNING ${sql.literal(TRANSACTION_COLUMNS)}`
+        const inserted = yield* sql<TransactionRow>`INSERT INTO transactions ${sql.insert(decided.map(({ inbox, account, outcome, paidAt }) => transactionRowOf(inbox, account, outcome, paidAt)))} RETURNING ${sql.literal(TRANSACTION_COLUMNS)}`
         const rowByRef = new Map(inserted.map((r) => [`${r.tenantId}|${r.mode}|${r.reference}`, r]))
         yield* ledger.postMany(decided.map(({ inbox, outcome }) => ({ tenantId: inbox.tenantId, mode: inbox.mode, journalId: `txn:${inbox.providerReference}`, legs: outcome.legs })))
         const touched = [...new Map(decided.filter((d) => d.account).map((d) => [d.account!.id, figures.get(d.account!.id)!])).entries()]
