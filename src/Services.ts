@@ -23,6 +23,7 @@ import { InProcessReconciledBusLive, JetStreamReconciledBusLive } from "../strea
 import { ReconcilerWorkersLive } from "../streams/ReconcilerWorkers.js"
 import { WebhookDispatcherLive } from "../services/webhooks/WebhooksLive.js"
 import { AppConfigTag } from "./Config.js"
+import { TableStatsKeeperLive } from "./db/TableStats.js"
 
 /** JetStream when NATS_URL is set; otherwise the in-process buses of the embedded default. */
 export const BusesLive = Layer.unwrapEffect(
@@ -47,5 +48,5 @@ export const makeServices = <E, R>(provider: Layer.Layer<BankProvider, E, R>) =>
 
 export const ServicesLive = makeServices(SandboxProviderLive)
 
-/** The long-running fibers: the reconciler, the inbox sweeper, the outbox relay and webhook dispatch. */
-export const WorkersLive = Layer.mergeAll(ReconcilerWorkersLive, InboxSweeperLive, OutboxRelayLive, WebhookDispatcherLive)
+/** The long-running fibers: the reconciler, the inbox sweeper, the outbox relay, webhook dispatch and table statistics. */
+export const WorkersLive = Layer.mergeAll(ReconcilerWorkersLive, InboxSweeperLive, OutboxRelayLive, WebhookDispatcherLive, TableStatsKeeperLive)
