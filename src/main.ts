@@ -1,14 +1,15 @@
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
-import { createServer } from "node:http"
 import { AppConfigTag } from "./Config.js"
 import { DatabaseMigrated } from "./db/Database.js"
+import { NodeServerLive } from "./http/NodeServer.js"
+import { ReceiverFastPathLive } from "./http/ReceiverFastPath.js"
 import { HttpLive } from "./http/Server.js"
 import { AppConfigLive, LoggingLive } from "./Runtime.js"
 import { ServicesLive, WorkersLive } from "./Services.js"
 
 const HttpServerLive = Layer.unwrapEffect(
-  Effect.map(AppConfigTag, (c) => NodeHttpServer.layer(createServer, { port: c.port, host: c.host }))
+  Effect.map(AppConfigTag, (c) => NodeServerLive({ port: c.port, host: c.host }))
 )
 
 const Announce = Layer.effectDiscard(
@@ -22,7 +23,7 @@ const Announce = Layer.effectDiscard(
   })
 )
 
-const Main = Layer.merge(HttpLive, WorkersLive).pipe(
+const Main = Layer.mergeAll(HttpLive, ReceiverFastPathLive, WorkersLive).pipe(
   Layer.provide(HttpServerLive),
   Layer.provide(ServicesLive),
   Layer.provide(DatabaseMigrated("service")),

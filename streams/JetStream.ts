@@ -5,9 +5,11 @@ import {
   JetStreamApiError,
   JetStreamApiCodes,
   type ConsumerMessages,
+  type JetStreamClient,
   type JsMsg,
   type OrderedConsumerOptions
 } from "@nats-io/jetstream"
+import type { NatsConnection } from "@nats-io/nats-core"
 import { Effect, Option, Stream } from "effect"
 import { Nats, NatsError, tryNats } from "./Nats.js"
 import { streamNames, type Topology } from "./Topology.js"
@@ -26,6 +28,14 @@ export const PUBLISH_TIMEOUT_MS = 2_000
  * A subject that no stream captures fails with the library's misleading
  * "jetstream is not enabled" (it is really "no responders").
  */
+/** One JetStream client per connection: a client is a view over it, so it need not be made per message. */
+const clients = new WeakMap<NatsConnection, JetStreamClient>()
+const clientOf = (nc: NatsConnection) => {
+  let js = clients.get(nc)
+  if (!js) clients.set(nc, (js = jetstream(nc)))
+  return js
+}
+
 export const publish = (
   subject: string,
   data: Uint8Array | string,
@@ -33,7 +43,7 @@ export const publish = (
 ): Effect.Effect<{ readonly seq: number; readonly duplicate: boolean }, NatsError, Nats> =>
   Effect.flatMap(Nats, (nc) =>
     tryNats(`cannot publish to ${subject}`, () =>
-      jetstream(nc).publish(subject, data, { msgID: msgId, timeout: PUBLISH_TIMEOUT_MS })
+      clientOf(nc).publish(subject, data, { msgID: msgId, timeout: PUBLISH_TIMEOUT_MS })
     ).pipe(
       Effect.map((ack) => ({ seq: ack.seq, duplicate: ack.duplicate })),
       // The library's own timeout covers the request; this one also bounds anything before it.
@@ -43,6 +53,38 @@ export const publish = (
       })
     )
   )
+
+export interface Publication {
+  readonly subject: string
+  readonly data: Uint8Array | string
+  readonly msgId: string
+}
+
+/**
+ * Publishes several messages pipelined: every publish is written to the connection at once, in order (so the stream
+ * stores them in that order), then the PubAcks are awaited together: one round trip for the lot instead of one each.
+ * Per message, in order: whether its PubAck came (a repeat within the duplicate window counts: it is stored once).
+ * Never fails; the caller keeps what did not go (an inbox or outbox row) for a later pass.
+ */
+export const publishMany = (messages: ReadonlyArray<Publication>): Effect.Effect<ReadonlyArray<boolean>, never, Nats> =>
+  messages.length === 0
+    ? Effect.succeed([])
+    : Effect.flatMap(Nats, (nc) =>
+      Effect.promise(() => {
+        const js = clientOf(nc)
+        const acks = messages.map((m) => {
+          try {
+            return js.publish(m.subject, m.data, { msgID: m.msgId, timeout: PUBLISH_TIMEOUT_MS })
+          } catch (e) {
+            return Promise.reject(e)
+          }
+        })
+        return Promise.allSettled(acks).then((settled) => settled.map((r) => r.status === "fulfilled"))
+      }).pipe(
+        // The library's timeout covers each request; this one also bounds anything before them.
+        Effect.timeoutTo({ duration: PUBLISH_TIMEOUT_MS + 500, onTimeout: () => messages.map(() => false), onSuccess: (r) => r })
+      )
+    )
 
 /**
  * Stops pulling. `stop()` (inside `close()`) is synchronous: it unsubscribes and clears the timers. The promise

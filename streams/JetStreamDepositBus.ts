@@ -1,6 +1,6 @@
 import type { JsMsg } from "@nats-io/jetstream"
 import { Effect, Layer, Stream } from "effect"
-import { consume, publish } from "./JetStream.js"
+import { consume, publishMany } from "./JetStream.js"
 import { Nats } from "./Nats.js"
 import { BusError, decodeEnvelope, DepositBus, encodeEnvelope, type Delivery } from "./DepositBus.js"
 import { depositMsgId, depositSubject, ensureTopology, RECONCILER_DURABLE, reconcilerConsumerConfig, streamNames, type Topology } from "./Topology.js"
@@ -26,13 +26,20 @@ export const JetStreamDepositBusLive = (topology: Topology) =>
       return DepositBus.of({
         kind: "jetstream",
         maxDeliver: reconcilerConsumerConfig(topology).max_deliver,
+        // Pipelined: one round trip for the batch. A message without its PubAck fails the call, so the caller leaves
+        // the batch's inbox rows unmarked and the sweeper re-feeds them (those that did go are de-duplicated by id).
         publish: (envelopes) =>
-          Effect.forEach(
-            envelopes,
-            (e) =>
-              publish(depositSubject(topology, e.tenantId, e.mode, e.accountNumber), encodeEnvelope(e), depositMsgId(e.tenantId, e.mode, e.provider, e.reference)),
-            { concurrency: 32, discard: true }
-          ).pipe(provide, Effect.mapError((cause) => new BusError({ message: cause.message, cause }))),
+          publishMany(envelopes.map((e) => ({
+            subject: depositSubject(topology, e.tenantId, e.mode, e.accountNumber),
+            data: encodeEnvelope(e),
+            msgId: depositMsgId(e.tenantId, e.mode, e.provider, e.reference)
+          }))).pipe(
+            provide,
+            Effect.flatMap((acked) => {
+              const failed = acked.filter((ok) => !ok).length
+              return failed === 0 ? Effect.void : Effect.fail(new BusError({ message: `${failed} of ${acked.length} deposit messages got no PubAck from JetStream` }))
+            })
+          ),
         deliveries: consume(streamNames(topology).deposits, RECONCILER_DURABLE, { maxMessages: 512 }).pipe(
           Stream.map(toDelivery),
           Stream.mapError((cause) => new BusError({ message: cause.message, cause })),

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Schedule } from "effect"
+import { Effect, Layer } from "effect"
 import type { EventEnvelope } from "../services/Outbox.js"
 import { ReconciledBus } from "./ReconciledBus.js"
 
@@ -14,15 +14,12 @@ export const relayOnce = Effect.gen(function* () {
       const rows = yield* sql<{ id: number; tenantId: string; subjectKey: string; envelope: EventEnvelope }>`
         SELECT id, tenant_id, subject_key, envelope FROM outbox WHERE published_at IS NULL
         ORDER BY id LIMIT ${RELAY_BATCH} FOR UPDATE SKIP LOCKED`
-      const done: Array<number> = []
-      for (const r of rows) {
-        const ok = yield* bus.publish({ tenantId: r.tenantId, subjectKey: r.subjectKey, envelope: r.envelope }).pipe(
-          Effect.as(true),
-          Effect.catchAll((e) => Effect.logWarning(`outbox relay: publish failed, will retry: ${e.message}`).pipe(Effect.as(false)))
-        )
-        if (!ok) break
-        done.push(r.id)
-      }
+      // Pipelined, in id order; only the unbroken run of published rows is marked, so nothing is skipped (a later row
+      // that did go is published again next pass and de-duplicated by its event id).
+      const acked = yield* bus.publishMany(rows.map((r) => ({ tenantId: r.tenantId, subjectKey: r.subjectKey, envelope: r.envelope })))
+      const stop = acked.indexOf(false)
+      const done = (stop < 0 ? rows : rows.slice(0, stop)).map((r) => r.id)
+      if (stop >= 0) yield* Effect.logWarning(`outbox relay: ${acked.filter((ok) => !ok).length} of ${rows.length} events not published; will retry`)
       if (done.length > 0) yield* sql`UPDATE outbox SET published_at = now() WHERE id IN ${sql.in(done)}`
       return done.length
     })
@@ -32,7 +29,9 @@ export const relayOnce = Effect.gen(function* () {
 export const OutboxRelayLive = Layer.scopedDiscard(
   relayOnce.pipe(
     Effect.catchAllCause((c) => Effect.logError("outbox relay pass failed", c).pipe(Effect.as(0))),
-    Effect.repeat(Schedule.spaced("200 millis")),
+    // A full pass means more is waiting: go again at once; otherwise look again shortly.
+    Effect.flatMap((n) => (n >= RELAY_BATCH ? Effect.void : Effect.sleep("200 millis"))),
+    Effect.forever,
     Effect.forkScoped
   )
 )

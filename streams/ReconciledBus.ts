@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, PubSub } from "effect"
 import type { EventEnvelope } from "../services/Outbox.js"
-import { publish } from "./JetStream.js"
+import { publishMany } from "./JetStream.js"
 import { Nats } from "./Nats.js"
 import { reconciledSubject, type Topology } from "./Topology.js"
 
@@ -12,7 +12,8 @@ export interface ReconciledMessage {
 
 /** Where committed events go for internal subscribers: the RECONCILED stream, or an in-process PubSub. */
 export interface ReconciledBusShape {
-  readonly publish: (m: ReconciledMessage) => Effect.Effect<void, { readonly message: string }>
+  /** Publishes in order; per message, whether it went. Never fails: what did not go is published again later. */
+  readonly publishMany: (ms: ReadonlyArray<ReconciledMessage>) => Effect.Effect<ReadonlyArray<boolean>>
   readonly local: PubSub.PubSub<ReconciledMessage>
 }
 export class ReconciledBus extends Context.Tag("streams/ReconciledBus")<ReconciledBus, ReconciledBusShape>() {}
@@ -21,7 +22,7 @@ export const InProcessReconciledBusLive = Layer.effect(
   ReconciledBus,
   Effect.map(PubSub.sliding<ReconciledMessage>(10_000), (local) => ({
     local,
-    publish: (m: ReconciledMessage) => PubSub.publish(local, m).pipe(Effect.asVoid)
+    publishMany: (ms: ReadonlyArray<ReconciledMessage>) => PubSub.publishAll(local, ms).pipe(Effect.as(ms.map(() => true)))
   }))
 )
 
@@ -34,11 +35,14 @@ export const JetStreamReconciledBusLive = (topology: Topology) =>
       const local = yield* PubSub.sliding<ReconciledMessage>(10_000)
       return {
         local,
-        publish: (m: ReconciledMessage) =>
-          publish(reconciledSubject(topology, m.tenantId, m.envelope.mode, m.subjectKey), JSON.stringify({ ...m.envelope, tenantId: m.tenantId }), m.envelope.id).pipe(
+        publishMany: (ms: ReadonlyArray<ReconciledMessage>) =>
+          publishMany(ms.map((m) => ({
+            subject: reconciledSubject(topology, m.tenantId, m.envelope.mode, m.subjectKey),
+            data: JSON.stringify({ ...m.envelope, tenantId: m.tenantId }),
+            msgId: m.envelope.id
+          }))).pipe(
             Effect.provideService(Nats, nats),
-            Effect.zipRight(PubSub.publish(local, m)),
-            Effect.asVoid
+            Effect.tap((acked) => PubSub.publishAll(local, ms.filter((_, i) => acked[i])))
           )
       }
     })

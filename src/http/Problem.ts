@@ -88,27 +88,43 @@ const rewriteToProblem: HttpApp.PreResponseHandler = (req, res) => {
       body = undefined
     }
   }
-  const problemBody = {
-    type: "about:blank",
-    title: TITLES[res.status] ?? "Error",
-    status: res.status,
-    ...fromBody(res.status, body, req),
-    instance: req.url.split("?")[0]
-  }
-  problemBody.type = `urn:collections:problem:${problemBody.code}`
   return Effect.succeed(
-    HttpServerResponse.unsafeJson(problemBody, { status: res.status, contentType: PROBLEM_JSON, headers: res.headers })
+    HttpServerResponse.unsafeJson(problemDocument(res.status, fromBody(res.status, body, req), req.url), { status: res.status, contentType: PROBLEM_JSON, headers: res.headers })
   )
 }
+
+/** The problem document for a status and its code and message; `url` gives the `instance` (query left out). */
+export const problemDocument = (
+  status: number,
+  detail: { readonly code: string; readonly message: string; readonly errors?: ReadonlyArray<{ readonly path: string; readonly message: string }> },
+  url: string
+) => ({
+  type: `urn:collections:problem:${detail.code}`,
+  title: TITLES[status] ?? "Error",
+  status,
+  code: detail.code,
+  message: detail.message,
+  ...(detail.errors ? { errors: detail.errors } : {}),
+  instance: url.split("?")[0]
+})
+
+/** The HTTP status of each problem error class above, by its tag. */
+export const PROBLEM_STATUS: Readonly<Record<string, number>> = {
+  BadRequest: 400, Unauthorized: 401, Forbidden: 403, NotFound: 404, Conflict: 409, Unprocessable: 422,
+  NotImplemented: 501, BadGateway: 502, ServiceUnavailable: 503
+}
+
+/** The message of a 413, here and in the receiver's own path. */
+export const TOO_LARGE = { code: "payload_too_large", message: `The request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).` } as const
+
+/** The message of a 500: the cause is logged, never sent. */
+export const INTERNAL_ERROR = { code: "internal_error", message: DEFAULT_CODES[500]![1] } as const
 
 /**
  * A body over the limit that declares its length is refused with 413 before it is read. (Reading past the limit
  * makes the Node adapter destroy the request stream, which resets the connection with no answer at all.)
  */
-const tooLarge = HttpServerResponse.unsafeJson(
-  { code: "payload_too_large", message: `The request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).` },
-  { status: 413 }
-)
+const tooLarge = HttpServerResponse.unsafeJson(TOO_LARGE, { status: 413 })
 
 /** Global middleware: problem documents for every error, and a bounded request body. */
 export const problemDetails = HttpMiddleware.make((app) =>

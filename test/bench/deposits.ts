@@ -262,6 +262,47 @@ const consumerDeliveries = (natsPrefix: string) =>
     ).pipe(Effect.provide(NatsLive(NATS_URL, "collections-bench")))
   )
 
+/** CPU seconds used so far by every process on the machine, by pid, with its command name. */
+const processCpu = () => {
+  const out = new Map<number, { readonly comm: string; readonly cpu: number }>()
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8")
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      out.set(Number(entry), { comm, cpu: (Number(fields[11]) + Number(fields[12])) / 100 })
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return out
+}
+
+/** The machine's busy and total CPU seconds so far (/proc/stat; idle and iowait count as not busy). */
+const machineCpu = () => {
+  const f = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number)
+  const total = f.slice(0, 8).reduce((a, b) => a + b, 0) / 100
+  return { total, busy: total - (f[3]! + f[4]!) / 100 }
+}
+
+/** Where the machine's CPU went between two snapshots: the service, Postgres, NATS, the sender, everything else. */
+const cpuSplit = (
+  before: ReturnType<typeof processCpu>, after: ReturnType<typeof processCpu>, servicePid: number | undefined, senderCpu: number
+) => {
+  const split = { service: 0, postgres: 0, nats: 0, sender: senderCpu, other: 0 }
+  for (const [pid, now] of after) {
+    const used = now.cpu - (before.get(pid)?.cpu ?? 0)
+    if (used <= 0) continue
+    if (pid === servicePid) split.service += used
+    else if (now.comm === "postgres") split.postgres += used
+    else if (now.comm === "nats-server") split.nats += used
+    else split.other += used
+  }
+  // The sender has exited by now; its own CPU came in its results file, and it is not in `other` (it left /proc).
+  return split
+}
+
 /** The main thread's seconds on a CPU and seconds runnable but waiting for one (/proc/<pid>/schedstat). */
 const schedSeconds = (pid: number | undefined) => {
   if (pid === undefined) return { running: 0, waiting: 0 }
@@ -502,6 +543,8 @@ const main = async (): Promise<number> => {
     const count = () => withDb(db, (c) => c.query<{ n: string }>(`SELECT count(*) AS n FROM transactions`)).then((r) => Number(r.rows[0]!.n))
     let rssMb = 0
     const cpuAtStart = cpuSeconds(pid)
+    const processesAtStart = processCpu()
+    const machineAtStart = machineCpu()
     const schedAtStart = schedSeconds(pid)
     const wallAtStart = Date.now()
     const watch = setInterval(() => {
@@ -558,6 +601,13 @@ const main = async (): Promise<number> => {
     clearInterval(watch)
     rssMb = Math.max(rssMb, peakRssMb(pid))
     const serviceCpu = cpuSeconds(pid) - cpuAtStart
+    const machine = machineCpu()
+    const split = cpuSplit(processesAtStart, processCpu(), pid, results.cpuSeconds)
+    const busy = machine.busy - machineAtStart.busy
+    const perDeposit = (secs: number) => `${((secs * 1000) / Math.max(1, plan.unique.length)).toFixed(2)} ms`
+    log(`machine CPU while sending and draining: ${busy.toFixed(1)} of ${(machine.total - machineAtStart.total).toFixed(1)} cpu-s busy ` +
+      `(${Math.round((100 * busy) / Math.max(0.01, machine.total - machineAtStart.total))}%); per unique deposit: ` +
+      Object.entries(split).map(([k, v]) => `${k} ${perDeposit(v)}`).join(", "))
     const sched = schedSeconds(pid)
     const wall = (Date.now() - wallAtStart) / 1000
     await consumerDeliveries(natsPrefix).then(

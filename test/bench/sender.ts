@@ -23,6 +23,8 @@ export interface SenderResults {
   readonly status: ReadonlyArray<number>
   readonly result: ReadonlyArray<string | null>
   readonly retries: number
+  /** The sender's own CPU seconds (user + system). */
+  readonly cpuSeconds: number
 }
 
 const MAX_ATTEMPTS = 5
@@ -94,7 +96,8 @@ const main = async () => {
   await Promise.all(Array.from({ length: Math.max(1, plan.concurrency) }, worker))
   clearInterval(progress)
   agent.destroy()
-  const out: SenderResults = { sendMs, doneMs, status, result, retries }
+  const usage = process.cpuUsage()
+  const out: SenderResults = { sendMs, doneMs, status, result, retries, cpuSeconds: (usage.user + usage.system) / 1e6 }
   fs.writeFileSync(resultsFile, JSON.stringify(out))
   process.stdout.write(`sender: ${done}/${n} answered, ${retries} retries\n`)
 }

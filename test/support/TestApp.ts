@@ -1,5 +1,4 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, LogLevel, Logger, Option, Redacted } from "effect"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
@@ -7,6 +6,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { type AppConfig, AppConfigTag } from "../../src/Config.js"
 import { MigratorLive, pgClientLayer } from "../../src/db/Database.js"
+import { NodeServerTest } from "../../src/http/NodeServer.js"
+import { ReceiverFastPathLive } from "../../src/http/ReceiverFastPath.js"
 import { HttpLive } from "../../src/http/Server.js"
 import { makeServices, WorkersLive } from "../../src/Services.js"
 import { SandboxProviderLive } from "../../services/provider/SandboxProvider.js"
@@ -57,11 +58,15 @@ const JetStreamCleanupLive = (config: AppConfig) =>
 
 /**
  * The real service over real HTTP (random port) on a fresh database. `HttpClient` in the context points at it.
+ * `fastPath: false` leaves the provider webhooks to the HttpApi handler (the receiver's fast path is on in the service).
  */
-export const makeTestApp = <E = never, R = never>(options: { config?: Partial<AppConfig>; provider?: Layer.Layer<BankProvider, E, R>; workers?: boolean } = {}) => {
+export const makeTestApp = <E = never, R = never>(
+  options: { config?: Partial<AppConfig>; provider?: Layer.Layer<BankProvider, E, R>; workers?: boolean; fastPath?: boolean } = {}
+) => {
   const config = testConfig(options.config)
-  return (options.workers === false ? HttpLive : Layer.merge(HttpLive, WorkersLive)).pipe(
-    Layer.provideMerge(NodeHttpServer.layerTest),
+  const http = options.fastPath === false ? HttpLive : Layer.merge(HttpLive, ReceiverFastPathLive)
+  return (options.workers === false ? http : Layer.merge(http, WorkersLive)).pipe(
+    Layer.provideMerge(NodeServerTest),
     Layer.provideMerge(makeServices(options.provider ?? (SandboxProviderLive as unknown as Layer.Layer<BankProvider, E, R>))),
     Layer.provideMerge(TestSql),
     Layer.provideMerge(Layer.succeed(AppConfigTag, config)),
