@@ -3,11 +3,13 @@ import m0001 from "./0001_tenancy.js"
 import m0002 from "./0002_virtual_accounts.js"
 import m0003 from "./0003_deposit_pipeline.js"
 import m0004 from "./0004_webhooks.js"
+import m0005 from "./0005_hot_updates.js"
 
 /** Forward-only, numbered; never edit one that has landed. Loaded by Migrator.fromRecord. */
 export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = {
   "0001_tenancy": m0001,
   "0002_virtual_accounts": m0002,
   "0003_deposit_pipeline": m0003,
-  "0004_webhooks": m0004
+  "0004_webhooks": m0004,
+  "0005_hot_updates": m0005
 }

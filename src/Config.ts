@@ -20,6 +20,10 @@ export interface AppConfig {
   readonly webhookAllowInsecureTargets: boolean
   readonly webhookRetryDelaysMs: ReadonlyArray<number>
   readonly dbPoolSize: number
+  /** Reconciler partitions: fibers that each apply one set of accounts' deposits in order, a batch per transaction. */
+  readonly reconcilerPartitions: number
+  /** Receiver fibers that commit inbox batches side by side. */
+  readonly receiverCommitters: number
 }
 
 const emptyAsNone = (c: Config.Config<Option.Option<string>>) =>
@@ -62,7 +66,15 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
   webhookAllowInsecureTargets: flag("WEBHOOK_ALLOW_INSECURE_TARGETS"),
   webhookRetryDelaysMs: delaysMs,
-  dbPoolSize: Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10), Config.validate({ message: "DB_POOL_SIZE must be 1..100", validation: (n) => n >= 1 && n <= 100 }))
+  dbPoolSize: Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10), Config.validate({ message: "DB_POOL_SIZE must be 1..100", validation: (n) => n >= 1 && n <= 100 })),
+  reconcilerPartitions: Config.integer("RECONCILER_PARTITIONS").pipe(
+    Config.withDefault(4),
+    Config.validate({ message: "RECONCILER_PARTITIONS must be 1..64", validation: (n) => n >= 1 && n <= 64 })
+  ),
+  receiverCommitters: Config.integer("RECEIVER_COMMITTERS").pipe(
+    Config.withDefault(2),
+    Config.validate({ message: "RECEIVER_COMMITTERS must be 1..16", validation: (n) => n >= 1 && n <= 16 })
+  )
 })
 
 export class AppConfigTag extends Effect.Tag("src/AppConfig")<AppConfigTag, AppConfig>() {}

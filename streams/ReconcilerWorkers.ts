@@ -1,24 +1,28 @@
 import { SqlClient } from "@effect/sql"
 import { Cause, Chunk, Effect, Exit, Layer, Queue, Schedule, Stream } from "effect"
 import { Reconciler } from "../services/deposits/Reconciler.js"
+import { AppConfigTag } from "../src/Config.js"
 import { type Delivery, DepositBus, isDecoded } from "./DepositBus.js"
 
-/** Long-lived partitions: one account key always lands on the same fiber, so its deposits apply in order. */
-export const PARTITIONS = 16
 const PARTITION_BUFFER = 256
 /** The most deliveries one partition reconciles in one transaction. */
 export const MAX_BATCH = 64
 
-const partitionOf = (key: string) => {
+/** FNV-1a of the account key: one account key always lands on the same partition, so its deposits apply in order. */
+const partitionOf = (key: string, partitions: number) => {
   let h = 2166136261
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619)
-  return (h >>> 0) % PARTITIONS
+  return (h >>> 0) % partitions
 }
 
 const make = Effect.gen(function* () {
   const bus = yield* DepositBus
   const reconciler = yield* Reconciler
   const sql = yield* SqlClient.SqlClient
+  // Few partitions, each a long-lived fiber: what queues up in one is reconciled as one batch (one transaction), so
+  // fewer partitions make bigger batches. Measured on 2 cores: 16 partitions gave ~10 deposits per transaction and
+  // 740 deposits/s; 4 gave 1,013/s with p50 94 ms; 2 could not keep up with the receiver (p50 of seconds).
+  const partitions = (yield* AppConfigTag).reconcilerPartitions
 
   const recordPoison = (d: Delivery, reason: string) =>
     sql`INSERT INTO poison_messages ${sql.insert({
@@ -82,7 +86,7 @@ const make = Effect.gen(function* () {
     )
   }
 
-  const queues = yield* Effect.forEach(Array.from({ length: PARTITIONS }), () => Queue.bounded<Delivery>(PARTITION_BUFFER))
+  const queues = yield* Effect.forEach(Array.from({ length: partitions }), () => Queue.bounded<Delivery>(PARTITION_BUFFER))
   for (const q of queues) {
     yield* Queue.takeBetween(q, 1, MAX_BATCH).pipe(
       Effect.flatMap((batch) => handleBatch(Chunk.toReadonlyArray(batch))),
@@ -93,13 +97,13 @@ const make = Effect.gen(function* () {
   yield* bus.deliveries.pipe(
     Stream.runForEach((d) => {
       const key = isDecoded(d.envelope) ? `${d.envelope.tenantId}:${d.envelope.mode}:${d.envelope.accountNumber}` : d.subject
-      return Queue.offer(queues[partitionOf(key)]!, d)
+      return Queue.offer(queues[partitionOf(key, partitions)]!, d)
     }),
     Effect.tapErrorCause((c) => Effect.logError("deposit consumer stopped; restarting", c)),
     Effect.retry(Schedule.spaced("1 second")),
     Effect.forkScoped
   )
-  yield* Effect.logDebug(`reconciler running: ${PARTITIONS} partitions on the ${bus.kind} deposit bus`)
+  yield* Effect.logDebug(`reconciler running: ${partitions} partitions on the ${bus.kind} deposit bus`)
 })
 
 /** The reconciler: consumes the deposit stream into per-account-key partitions; acks after commit. */

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Chunk, Clock, Deferred, Effect, Exit, Queue, Schema } from "effect"
 import { DepositBus, type DepositEnvelope } from "../../streams/DepositBus.js"
+import { AppConfigTag } from "../../src/Config.js"
 import { BadRequest, NotFound, Unauthorized } from "../../src/http/Problem.js"
 import { type ProviderCredentials, Tenants } from "../Tenants.js"
 import { Inbox } from "./Inbox.js"
@@ -20,8 +21,7 @@ interface Arrival {
   readonly answer: Deferred.Deferred<Accepted>
 }
 
-/** Fibers that commit inbox batches side by side, and the most events one batch takes. */
-const ACCEPT_FIBERS = 4
+/** The most events one inbox batch takes. */
 const ACCEPT_BATCH = 128
 const CREDENTIALS_TTL_MS = 10_000
 const CREDENTIALS_KEPT = 10_000
@@ -79,7 +79,9 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
 
     const arrivals = yield* Queue.unbounded<Arrival>()
     yield* Effect.addFinalizer(() => Queue.shutdown(arrivals))
-    for (let i = 0; i < ACCEPT_FIBERS; i++) {
+    // Committers side by side (RECEIVER_COMMITTERS): fewer make bigger batches, so fewer statements and commits.
+    const committers = (yield* AppConfigTag).receiverCommitters
+    for (let i = 0; i < committers; i++) {
       yield* Queue.takeBetween(arrivals, 1, ACCEPT_BATCH).pipe(
         Effect.flatMap((batch) => acceptBatch(Chunk.toReadonlyArray(batch))),
         Effect.forever,

@@ -544,6 +544,9 @@ const main = async (): Promise<number> => {
     let rssMb = 0
     const cpuAtStart = cpuSeconds(pid)
     const processesAtStart = processCpu()
+    const walAt = () => withAdmin((c) => c.query<{ lsn: string }>(`SELECT pg_current_wal_lsn()::text AS lsn`)).then((r) => r.rows[0]!.lsn)
+    const walBytes = (from: string, to: string) => withAdmin((c) => c.query<{ n: string }>(`SELECT pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn)::bigint AS n`, [from, to])).then((r) => Number(r.rows[0]!.n))
+    const walAtStart = await walAt()
     const machineAtStart = machineCpu()
     const schedAtStart = schedSeconds(pid)
     const wallAtStart = Date.now()
@@ -603,6 +606,8 @@ const main = async (): Promise<number> => {
     const serviceCpu = cpuSeconds(pid) - cpuAtStart
     const machine = machineCpu()
     const split = cpuSplit(processesAtStart, processCpu(), pid, results.cpuSeconds)
+    const wal = await walBytes(walAtStart, await walAt())
+    log(`Postgres WAL while sending and draining: ${(wal / 1e6).toFixed(1)} MB, ${Math.round(wal / Math.max(1, plan.unique.length))} bytes per unique deposit`)
     const busy = machine.busy - machineAtStart.busy
     const perDeposit = (secs: number) => `${((secs * 1000) / Math.max(1, plan.unique.length)).toFixed(2)} ms`
     log(`machine CPU while sending and draining: ${busy.toFixed(1)} of ${(machine.total - machineAtStart.total).toFixed(1)} cpu-s busy ` +

@@ -5,7 +5,8 @@ import { Reconciler } from "../../services/deposits/Reconciler.js"
 import { type Delivery, DepositBus, type DepositEnvelope } from "../../streams/DepositBus.js"
 import { ReconcilerWorkersLive } from "../../streams/ReconcilerWorkers.js"
 import { eventually } from "../support/Resilience.js"
-import { TestSql } from "../support/TestApp.js"
+import { AppConfigTag } from "../../src/Config.js"
+import { TestSql, testConfig } from "../support/TestApp.js"
 
 /*
  * Bounded redelivery, with the broker replaced by a scripted bus (the real one would need ~90 s of backoff to reach
@@ -48,6 +49,7 @@ const ScriptedPipeline = Layer.unwrapEffect(
     return ReconcilerWorkersLive.pipe(
       Layer.provide(Layer.succeed(DepositBus, bus)),
       Layer.provide(Layer.succeed(Reconciler, failing)),
+      Layer.provide(Layer.succeed(AppConfigTag, testConfig())),
       Layer.merge(Layer.succeed(Script, { deliver, verbs: Ref.get(verbs), attempts: Ref.get(attempts) }))
     )
   })
