@@ -21,13 +21,6 @@ import { streamNames, type Topology } from "./Topology.js"
  */
 export const PUBLISH_TIMEOUT_MS = 2_000
 
-/**
- * Publishes with `Nats-Msg-Id` = msgId. A repeat within the stream's duplicate window is not
- * stored again: the PubAck then says `duplicate: true` and carries the ORIGINAL sequence.
- *
- * A subject that no stream captures fails with the library's misleading
- * "jetstream is not enabled" (it is really "no responders").
- */
 /** One JetStream client per connection: a client is a view over it, so it need not be made per message. */
 const clients = new WeakMap<NatsConnection, JetStreamClient>()
 const clientOf = (nc: NatsConnection) => {
@@ -36,6 +29,13 @@ const clientOf = (nc: NatsConnection) => {
   return js
 }
 
+/**
+ * Publishes with `Nats-Msg-Id` = msgId. A repeat within the stream's duplicate window is not
+ * stored again: the PubAck then says `duplicate: true` and carries the ORIGINAL sequence.
+ *
+ * A subject that no stream captures fails with the library's misleading
+ * "jetstream is not enabled" (it is really "no responders").
+ */
 export const publish = (
   subject: string,
   data: Uint8Array | string,

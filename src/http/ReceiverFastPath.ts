@@ -47,7 +47,7 @@ export const ReceiverFastPathLive = Layer.scopedDiscard(
         const failure = Cause.failureOption(exit.cause)
         if (failure._tag === "Some") {
           const e = failure.value as { readonly _tag?: string; readonly code?: string; readonly message?: string }
-          const status = PROBLEM_STATUS[e._tag ?? ""]
+          const status = (PROBLEM_STATUS as Readonly<Record<string, number>>)[e._tag ?? ""]
           if (status !== undefined && typeof e.code === "string" && typeof e.message === "string") {
             return sendProblem(res, url, status, { code: e.code, message: e.message })
           }

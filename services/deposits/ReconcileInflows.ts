@@ -1,0 +1,197 @@
+import type { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { Mode } from "../../src/Config.js"
+import { type AccountContext, decideInflow, type DepositOutcome } from "../../src/domain/DepositDecision.js"
+import { DUPLICATE_WINDOW_MS, isDuplicateInflow, normalisePayerName } from "../../src/domain/Reconciliation.js"
+import { PAYER_REUSE_WINDOW_MS, VELOCITY_WINDOW_MS } from "../../src/domain/Risk.js"
+import type { Ledger } from "../Ledger.js"
+import type { Outbox } from "../Outbox.js"
+import { toTransaction, TRANSACTION_COLUMNS, type TransactionRow } from "../Transactions.js"
+import { toVirtualAccount, type VirtualAccountRow } from "../VirtualAccounts.js"
+import type { InboxRow } from "./Inbox.js"
+
+export type ReconcileResult = "reconciled" | "already-reconciled" | "missing-inbox-row"
+
+export type LockedAccount = VirtualAccountRow & { readonly riskThreshold: number }
+
+export const ACCOUNT_COLUMNS = `va.id, va.tenant_id, va.mode, va.account_ref, va.customer_id, va.request_fingerprint, va.status,
+  false AS lease_expired, va.nuban, va.bank_code, va.bank_name, va.account_name, c.name, c.email, c.phone, va.expected_amount_kobo,
+  va.expiry_date_utc, va.sub_merchant_ref, va.amount_paid_kobo, va.first_activity_at, va.created_at`
+
+/** The transactions row for one decided deposit; shared by the single and the batched path. */
+export const transactionRowOf = (inbox: InboxRow, account: { readonly id: string; readonly accountRef: string } | undefined | null, outcome: DepositOutcome, paidAt: Date) => {
+  const event = inbox.payload
+  return {
+    tenantId: inbox.tenantId, mode: inbox.mode, provider: inbox.provider, reference: inbox.providerReference, inboundEventId: inbox.id,
+    virtualAccountId: account?.id ?? null, accountRef: account?.accountRef ?? null, nuban: inbox.accountNumber,
+    kind: inbox.kind, amountKobo: event.amountKobo, appliedKobo: outcome.appliedKobo, surplusKobo: outcome.surplusKobo,
+    status: outcome.status, reconciliationStatus: outcome.reconciliationStatus, riskScore: outcome.risk.score,
+    riskReasons: JSON.stringify(outcome.risk.reasons), senderName: event.senderName,
+    senderNameKey: event.senderName ? normalisePayerName(event.senderName) || null : null,
+    senderAccountNumber: event.senderAccountNumber, senderBankCode: event.senderBankCode, narration: event.narration,
+    paidAt, reversedReference: event.reversedSessionId, amountPaidAfterKobo: outcome.amountPaidAfterKobo, paymentStateAfter: outcome.paymentStateAfter
+  }
+}
+
+/**
+ * Several inflows in ONE transaction with one statement per step for the whole batch: lock every account (in id
+ * order), look up repeats, read the risk windows, insert the transactions, ledger legs and outbox events, move the
+ * running figures, mark the inbox rows. The decisions are the same as applying the deposits one after another in
+ * this order: each one sees the figures, prior inflows and payer history the earlier ones in the batch left behind.
+ */
+export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Outbox) => (inboxes: ReadonlyArray<InboxRow>) =>
+  Effect.gen(function* () {
+    const results = new Array<ReconcileResult>(inboxes.length)
+    const accountKey = (tenantId: string, mode: Mode, nuban: string) => `${tenantId}|${mode}|${nuban}`
+    const refKey = (r: InboxRow) => `${r.tenantId}|${r.mode}|${r.providerReference}`
+    const keys = [...new Map(inboxes.map((r) => [accountKey(r.tenantId, r.mode, r.accountNumber), r])).values()]
+    const locked = yield* sql<LockedAccount>`
+      SELECT ${sql.literal(ACCOUNT_COLUMNS)}, t.risk_threshold
+      FROM virtual_accounts va JOIN customers c ON c.id = va.customer_id JOIN tenants t ON t.id = va.tenant_id
+      JOIN unnest(${keys.map((k) => k.tenantId)}::text[], ${keys.map((k) => k.mode)}::text[], ${keys.map((k) => k.accountNumber)}::text[])
+        AS k(tenant_id, mode, nuban) ON va.tenant_id = k.tenant_id AND va.mode = k.mode AND va.nuban = k.nuban
+      WHERE va.status = 'Active'
+      ORDER BY va.id
+      FOR UPDATE OF va`
+    const accounts = new Map(locked.map((a) => [accountKey(a.tenantId, a.mode, a.nuban!), a]))
+    const existingRows = yield* sql<{ tenantId: string; mode: Mode; reference: string }>`
+      SELECT tr.tenant_id, tr.mode, tr.reference FROM transactions tr
+      JOIN unnest(${inboxes.map((r) => r.tenantId)}::text[], ${inboxes.map((r) => r.mode)}::text[], ${inboxes.map((r) => r.providerReference)}::text[])
+        AS k(tenant_id, mode, reference) ON tr.tenant_id = k.tenant_id AND tr.mode = k.mode AND tr.reference = k.reference`
+    const recorded = new Set(existingRows.map((r) => `${r.tenantId}|${r.mode}|${r.reference}`))
+
+    // What each new deposit will insert, known before any decision: its account, payer key and time.
+    interface Pending {
+      readonly index: number
+      readonly inbox: InboxRow
+      readonly account: LockedAccount | undefined
+      readonly paidAt: Date
+      readonly payerKey: string
+    }
+    const pending: Array<Pending> = []
+    inboxes.forEach((inbox, index) => {
+      if (recorded.has(refKey(inbox))) {
+        results[index] = "already-reconciled"
+        return
+      }
+      recorded.add(refKey(inbox))
+      const event = inbox.payload
+      pending.push({
+        index, inbox, account: accounts.get(accountKey(inbox.tenantId, inbox.mode, inbox.accountNumber)),
+        paidAt: new Date(event.paidAt), payerKey: event.senderName ? normalisePayerName(event.senderName) : ""
+      })
+    })
+
+    // Prior credited inflows of the batch's accounts (the duplicate and velocity windows), read once.
+    const matched = pending.filter((p) => p.account !== undefined)
+    type Prior = { reference: string; amountKobo: number; senderAccountNumber: string | null; senderName: string | null; paidAt: Date }
+    const priorByAccount = new Map<string, Array<Prior>>()
+    if (matched.length > 0) {
+      const times = matched.map((p) => p.paidAt.getTime())
+      const from = new Date(Math.min(...times) - DUPLICATE_WINDOW_MS)
+      const to = new Date(Math.max(...times) + DUPLICATE_WINDOW_MS)
+      const rows = yield* sql<Prior & { virtualAccountId: string }>`
+        SELECT virtual_account_id, reference, amount_kobo, sender_account_number, sender_name, paid_at FROM transactions
+        WHERE virtual_account_id IN ${sql.in([...new Set(matched.map((p) => p.account!.id))])}
+          AND kind = 'inflow' AND status IN ('Completed', 'PendingReview') AND paid_at BETWEEN ${from} AND ${to}`
+      for (const r of rows) {
+        const list = priorByAccount.get(r.virtualAccountId) ?? []
+        list.push(r)
+        priorByAccount.set(r.virtualAccountId, list)
+      }
+    }
+
+    // Payer-name reuse: distinct other accounts paid by the same payer in the window, counting what the batch
+    // inserts before each deposit (one statement for the batch).
+    const reuse = new Map<number, number>()
+    const withPayer = matched.filter((p) => p.payerKey !== "")
+    if (withPayer.length > 0) {
+      // Every row the batch inserts that carries a payer key, in batch order (unmatched ones have no account id).
+      const inserted = pending.filter((p) => p.payerKey !== "")
+      const ord = inserted.map((p) => p.index)
+      const rows = yield* sql<{ ord: number; n: number }>`
+        WITH b AS (
+          SELECT * FROM unnest(${ord}::int[], ${inserted.map((p) => p.inbox.tenantId)}::text[], ${inserted.map((p) => p.inbox.mode)}::text[],
+            ${inserted.map((p) => p.payerKey)}::text[], ${inserted.map((p) => p.account?.id ?? null)}::text[], ${inserted.map((p) => p.paidAt)}::timestamptz[],
+            ${inserted.map((p) => new Date(p.paidAt.getTime() - PAYER_REUSE_WINDOW_MS))}::timestamptz[])
+            AS b(ord, tenant_id, mode, payer_key, account_id, paid_at, window_start)
+        )
+        SELECT d.ord, (
+          SELECT count(DISTINCT x.account_id) FROM (
+            SELECT tr.virtual_account_id AS account_id FROM transactions tr
+            WHERE tr.tenant_id = d.tenant_id AND tr.mode = d.mode AND tr.sender_name_key = d.payer_key
+              AND tr.virtual_account_id <> d.account_id AND tr.paid_at BETWEEN d.window_start AND d.paid_at
+            UNION ALL
+            SELECT e.account_id FROM b e
+            WHERE e.ord < d.ord AND e.tenant_id = d.tenant_id AND e.mode = d.mode AND e.payer_key = d.payer_key
+              AND e.account_id <> d.account_id AND e.paid_at BETWEEN d.window_start AND d.paid_at
+          ) x
+        )::bigint AS n
+        FROM b d WHERE d.account_id IS NOT NULL`
+      for (const r of rows) reuse.set(r.ord, r.n)
+    }
+
+    // The decisions, in batch order, each seeing what the earlier ones did.
+    const figures = new Map(locked.map((a) => [a.id, a.amountPaidKobo]))
+    const decided = pending.map((p) => {
+      const event = p.inbox.payload
+      const account = p.account
+      const context: AccountContext | null = account
+        ? { id: account.id, figures: { expectedAmountKobo: account.expectedAmountKobo, amountPaidKobo: figures.get(account.id)! }, customerName: account.name }
+        : null
+      let inputs = { duplicate: false, inflowsToAccountInWindow: 0, accountsPaidByPayerInWindow: 0 }
+      if (account) {
+        const t = p.paidAt.getTime()
+        const prior = (priorByAccount.get(account.id) ?? []).filter((q) => Math.abs(q.paidAt.getTime() - t) <= DUPLICATE_WINDOW_MS)
+        inputs = {
+          duplicate: isDuplicateInflow(
+            { reference: event.sessionId, amountKobo: event.amountKobo, senderAccountNumber: event.senderAccountNumber, senderName: event.senderName, paidAtMs: t },
+            prior.map((q) => ({ ...q, paidAtMs: q.paidAt.getTime() }))
+          ),
+          inflowsToAccountInWindow: prior.filter((q) => q.paidAt.getTime() >= t - VELOCITY_WINDOW_MS && q.paidAt.getTime() <= t).length,
+          accountsPaidByPayerInWindow: p.payerKey === "" ? 0 : reuse.get(p.index) ?? 0
+        }
+      }
+      const outcome = decideInflow({ account: context, amountKobo: event.amountKobo, senderName: event.senderName, riskThreshold: account?.riskThreshold ?? 100, ...inputs })
+      if (account) {
+        // Every inflow is recorded Completed or PendingReview: both count as prior credits for the next ones.
+        const list = priorByAccount.get(account.id) ?? []
+        list.push({ reference: event.sessionId, amountKobo: event.amountKobo, senderAccountNumber: event.senderAccountNumber, senderName: event.senderName, paidAt: p.paidAt })
+        priorByAccount.set(account.id, list)
+        figures.set(account.id, outcome.amountPaidAfterKobo ?? figures.get(account.id)!)
+      }
+      return { ...p, outcome, amountPaidAfterKobo: account ? figures.get(account.id)! : null }
+    })
+    if (decided.length === 0) {
+      yield* sql`UPDATE inbound_events SET reconciled_at = COALESCE(reconciled_at, now()) WHERE id IN ${sql.in(inboxes.map((r) => r.id))}`
+      return results
+    }
+
+    const inserted = yield* sql<TransactionRow>`INSERT INTO transactions ${sql.insert(decided.map(({ inbox, account, outcome, paidAt }) => transactionRowOf(inbox, account, outcome, paidAt)))} RETURNING ${sql.literal(TRANSACTION_COLUMNS)}`
+    const rowByRef = new Map(inserted.map((r) => [`${r.tenantId}|${r.mode}|${r.reference}`, r]))
+    yield* ledger.postMany(decided.map(({ inbox, outcome }) => ({ tenantId: inbox.tenantId, mode: inbox.mode, journalId: `txn:${inbox.providerReference}`, legs: outcome.legs })))
+    const touched = [...new Map(decided.filter((d) => d.account).map((d) => [d.account!.id, figures.get(d.account!.id)!])).entries()]
+    const firstActivity = new Map<string, Date>()
+    if (touched.length > 0) {
+      const updated = yield* sql<{ id: string; firstActivityAt: Date }>`
+        UPDATE virtual_accounts va SET amount_paid_kobo = u.amount_paid_kobo, first_activity_at = COALESCE(va.first_activity_at, now())
+        FROM unnest(${touched.map(([id]) => id)}::text[], ${touched.map(([, paid]) => paid)}::bigint[]) AS u(id, amount_paid_kobo)
+        WHERE va.id = u.id RETURNING va.id, va.first_activity_at`
+      for (const u of updated) firstActivity.set(u.id, u.firstActivityAt)
+    }
+    yield* sql`UPDATE inbound_events SET reconciled_at = COALESCE(reconciled_at, now()) WHERE id IN ${sql.in(inboxes.map((r) => r.id))}`
+    yield* outbox.stage(decided.flatMap(({ inbox, account, outcome, amountPaidAfterKobo }) => {
+      const transaction = toTransaction(rowByRef.get(refKey(inbox))!)
+      const accountAfter: VirtualAccountRow | undefined = account
+        ? { ...account, amountPaidKobo: amountPaidAfterKobo!, firstActivityAt: firstActivity.get(account.id) ?? account.firstActivityAt }
+        : undefined
+      const data = { transaction, account: accountAfter ? toVirtualAccount(accountAfter) : null, risk: outcome.risk }
+      const subjectKey = account?.accountRef ?? inbox.accountNumber
+      return [
+        { tenantId: inbox.tenantId, mode: inbox.mode, type: "deposit.reconciled", subjectKey, data },
+        ...(outcome.status === "PendingReview" ? [{ tenantId: inbox.tenantId, mode: inbox.mode, type: "transaction.review_required", subjectKey, data }] : [])
+      ]
+    }))
+    for (const d of decided) results[d.index] = "reconciled"
+    return results
+  })
