@@ -38,7 +38,10 @@ export const NatsLive = (servers: string, name = "collections-service"): Layer.L
             servers: servers.split(",").map((s) => s.trim()).filter((s) => s !== ""),
             name,
             maxReconnectAttempts: -1,
-            reconnectTimeWait: 500
+            reconnectTimeWait: 500,
+            // Every request (each JetStream publish is one) otherwise builds two Error objects up front, only for their
+            // stack traces: ~3% of the service's CPU per deposit in a profile. Failures still carry their message.
+            noAsyncTraces: true
           }),
         catch: (cause) => new NatsError({ message: `cannot connect to NATS at ${servers}: ${describe(cause)}`, cause })
       }),

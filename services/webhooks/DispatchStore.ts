@@ -56,26 +56,27 @@ export class DispatchStore extends Effect.Service<DispatchStore>()("services/web
     const stage = Effect.fn("DispatchStore.stage")(function* (limit: number, now: Date) {
       return yield* sql.withTransaction(
         Effect.gen(function* () {
-          const events = yield* sql<{ id: number; eventId: string; tenantId: string; mode: Mode; eventType: string; envelopeJson: string }>`
-            SELECT id, event_id, tenant_id, mode, event_type, envelope::text AS envelope_json FROM outbox
-            WHERE webhooks_staged_at IS NULL ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED`
-          if (events.length === 0) return 0
-          const ids = events.map((e) => e.id)
-          const targets = yield* sql<{ eventId: string; endpointId: string }>`
-            SELECT o.event_id, e.id AS endpoint_id FROM outbox o
+          // Claim the events first, then read envelopes only for those with an endpoint to send them to: a tenant
+          // without endpoints (most events in a busy collections account) costs one index scan and one mark.
+          const ids = (yield* sql<{ id: number }>`
+            SELECT id FROM outbox WHERE webhooks_staged_at IS NULL ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED`).map((e) => e.id)
+          if (ids.length === 0) return 0
+          const targets = yield* sql<{ eventId: string; endpointId: string; tenantId: string; mode: Mode; eventType: string; envelopeJson: string }>`
+            SELECT o.event_id, e.id AS endpoint_id, o.tenant_id, o.mode, o.event_type, o.envelope::text AS envelope_json FROM outbox o
             JOIN webhook_endpoints e ON e.tenant_id = o.tenant_id AND e.mode = o.mode AND e.active AND e.created_at <= o.created_at
             WHERE o.id IN ${sql.in(ids)}`
-          const byEvent = new Map(events.map((e) => [e.eventId, e]))
+          const payloads = new Map<string, string>()
           const rows = targets.map((t) => {
-            const event = byEvent.get(t.eventId)!
+            let payload = payloads.get(t.eventId)
+            if (payload === undefined) payloads.set(t.eventId, (payload = payloadOf(t.envelopeJson)))
             return {
               id: newId("whd"),
               eventId: t.eventId,
               endpointId: t.endpointId,
-              tenantId: event.tenantId,
-              mode: event.mode,
-              eventType: event.eventType,
-              payload: payloadOf(event.envelopeJson),
+              tenantId: t.tenantId,
+              mode: t.mode,
+              eventType: t.eventType,
+              payload,
               nextAttemptAt: now
             }
           })
@@ -84,7 +85,7 @@ export class DispatchStore extends Effect.Service<DispatchStore>()("services/web
               ON CONFLICT (event_id, endpoint_id) DO NOTHING`
           }
           yield* sql`UPDATE outbox SET webhooks_staged_at = now() WHERE id IN ${sql.in(ids)}`
-          return events.length
+          return ids.length
         })
       )
     }, Effect.orDie)

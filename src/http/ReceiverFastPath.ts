@@ -26,10 +26,12 @@ export const fastPathRequests = Metric.counter("receiver_fast_path_requests", { 
 
 /**
  * The bank provider's deposit webhooks without the HttpApi layers: read the body (at most 1 MiB), hand it to the same
- * `Receiver.receive` the HttpApi handler calls, and answer exactly as the app would (200 `{result, reference}` after
- * the inbox commit, or the same problem documents). About a quarter of the service's CPU per deposit was the HttpApi
- * router, schema and middleware around this one call. Requests are fibers of a FiberSet: stopping the service
- * interrupts them, and an interrupted request is answered 503 so the provider retries (the receiver is idempotent).
+ * receiver the HttpApi handler calls, and answer exactly as the app would (200 `{result, reference}` after the inbox
+ * commit, or the same problem documents). About a quarter of the service's CPU per deposit was the HttpApi router,
+ * schema and middleware around this one call. `Receiver.receiveNow` answers most webhooks without a fiber; what it
+ * leaves runs `Receiver.receive` as a fiber of a FiberSet. Stopping the service interrupts those fibers and the
+ * receiver's committers, and an interrupted request is answered 503 so the provider retries (the receiver is
+ * idempotent).
  */
 export const ReceiverFastPathLive = Layer.scopedDiscard(
   Effect.gen(function* () {
@@ -37,27 +39,31 @@ export const ReceiverFastPathLive = Layer.scopedDiscard(
     const fastPaths = yield* FastPaths
     const run = yield* FiberSet.makeRuntime<never>()
 
-    const answer = (req: http.IncomingMessage, res: http.ServerResponse, provider: string, body: string) => {
+    const respond = (req: http.IncomingMessage, res: http.ServerResponse, exit: Exit.Exit<unknown, unknown>) => {
+      if (res.writableEnded || res.destroyed) return
       const url = req.url ?? "/"
-      const signature = req.headers[SIGNATURE_HEADER]
-      const fiber = run(receiver.receive(provider, body, typeof signature === "string" ? signature : undefined))
-      fiber.addObserver((exit) => {
-        if (res.writableEnded || res.destroyed) return
-        if (Exit.isSuccess(exit)) return send(res, 200, "application/json", exit.value)
-        const failure = Cause.failureOption(exit.cause)
-        if (failure._tag === "Some") {
-          const e = failure.value as { readonly _tag?: string; readonly code?: string; readonly message?: string }
-          const status = (PROBLEM_STATUS as Readonly<Record<string, number>>)[e._tag ?? ""]
-          if (status !== undefined && typeof e.code === "string" && typeof e.message === "string") {
-            return sendProblem(res, url, status, { code: e.code, message: e.message })
-          }
+      if (Exit.isSuccess(exit)) return send(res, 200, "application/json", exit.value)
+      const failure = Cause.failureOption(exit.cause)
+      if (failure._tag === "Some") {
+        const e = failure.value as { readonly _tag?: string; readonly code?: string; readonly message?: string }
+        const status = (PROBLEM_STATUS as Readonly<Record<string, number>>)[e._tag ?? ""]
+        if (status !== undefined && typeof e.code === "string" && typeof e.message === "string") {
+          return sendProblem(res, url, status, { code: e.code, message: e.message })
         }
-        if (Cause.isInterruptedOnly(exit.cause)) {
-          return sendProblem(res, url, 503, { code: "shutting_down", message: "The service is stopping; send the webhook again." }, true)
-        }
-        run(Effect.logError(`request answered 500: ${req.method} ${url.split("?")[0]}`, exit.cause))
-        sendProblem(res, url, 500, INTERNAL_ERROR)
-      })
+      }
+      if (Cause.isInterruptedOnly(exit.cause)) {
+        return sendProblem(res, url, 503, { code: "shutting_down", message: "The service is stopping; send the webhook again." }, true)
+      }
+      run(Effect.logError(`request answered 500: ${req.method} ${url.split("?")[0]}`, exit.cause))
+      sendProblem(res, url, 500, INTERNAL_ERROR)
+    }
+
+    const answer = (req: http.IncomingMessage, res: http.ServerResponse, provider: string, body: string) => {
+      const header = req.headers[SIGNATURE_HEADER]
+      const signature = typeof header === "string" ? header : undefined
+      // Mostly answered without a fiber; the full Effect path for what it leaves (a merchant seen for the first time).
+      if (receiver.receiveNow(provider, body, signature, (exit) => respond(req, res, exit))) return
+      run(receiver.receive(provider, body, signature)).addObserver((exit) => respond(req, res, exit))
     }
 
     yield* fastPaths.install((req, res) => {
