@@ -4,6 +4,8 @@ import m0002 from "./0002_virtual_accounts.js"
 import m0003 from "./0003_deposit_pipeline.js"
 import m0004 from "./0004_webhooks.js"
 import m0005 from "./0005_hot_updates.js"
+import m0006 from "./0006_outbox_pending.js"
+import m0007 from "./0007_unambiguous_keys.js"
 
 /** Forward-only, numbered; never edit one that has landed. Loaded by Migrator.fromRecord. */
 export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = {
@@ -11,5 +13,7 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = 
   "0002_virtual_accounts": m0002,
   "0003_deposit_pipeline": m0003,
   "0004_webhooks": m0004,
-  "0005_hot_updates": m0005
+  "0005_hot_updates": m0005,
+  "0006_outbox_pending": m0006,
+  "0007_unambiguous_keys": m0007
 }

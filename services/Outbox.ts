@@ -21,7 +21,10 @@ export interface StagedEvent {
   readonly data: unknown
 }
 
-/** Stages events in the caller's transaction; fibers in streams/ and services/webhooks drain them after commit. */
+/**
+ * Stages events in the caller's transaction; fibers in streams/ and services/webhooks drain them after commit, each
+ * deleting its own `outbox_pending` rows as it goes.
+ */
 export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -33,14 +36,20 @@ export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
         subjectKey: e.subjectKey,
         envelope: { id: newId("evt"), type: e.type, createdAt, mode: e.mode, data: e.data } satisfies EventEnvelope
       }))
-      yield* sql`INSERT INTO outbox ${sql.insert(envelopes.map((e) => ({
-        eventId: e.envelope.id,
-        tenantId: e.tenantId,
-        mode: e.envelope.mode,
-        eventType: e.envelope.type,
-        subjectKey: e.subjectKey,
-        envelope: JSON.stringify(e.envelope)
-      })))}`
+      // One statement: the events, and for each a pending row per consumer (the relay, the webhook stager).
+      yield* sql`
+        WITH o AS (
+          INSERT INTO outbox ${sql.insert(envelopes.map((e) => ({
+            eventId: e.envelope.id,
+            tenantId: e.tenantId,
+            mode: e.envelope.mode,
+            eventType: e.envelope.type,
+            subjectKey: e.subjectKey,
+            envelope: JSON.stringify(e.envelope)
+          })))}
+          RETURNING id
+        )
+        INSERT INTO outbox_pending (consumer, outbox_id) SELECT c.consumer, o.id FROM o CROSS JOIN (VALUES ('relay'), ('webhooks')) AS c(consumer)`
       return envelopes.map((e) => e.envelope)
     })
     return { stage } as const

@@ -12,15 +12,15 @@ export const relayOnce = Effect.gen(function* () {
   return yield* sql.withTransaction(
     Effect.gen(function* () {
       const rows = yield* sql<{ id: number; tenantId: string; subjectKey: string; envelope: EventEnvelope }>`
-        SELECT id, tenant_id, subject_key, envelope FROM outbox WHERE published_at IS NULL
-        ORDER BY id LIMIT ${RELAY_BATCH} FOR UPDATE SKIP LOCKED`
+        SELECT o.id, o.tenant_id, o.subject_key, o.envelope FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
+        WHERE p.consumer = 'relay' ORDER BY p.outbox_id LIMIT ${RELAY_BATCH} FOR UPDATE OF p SKIP LOCKED`
       // Pipelined, in id order; only the unbroken run of published rows is marked, so nothing is skipped (a later row
       // that did go is published again next pass and de-duplicated by its event id).
       const acked = yield* bus.publishMany(rows.map((r) => ({ tenantId: r.tenantId, subjectKey: r.subjectKey, envelope: r.envelope })))
       const stop = acked.indexOf(false)
       const done = (stop < 0 ? rows : rows.slice(0, stop)).map((r) => r.id)
       if (stop >= 0) yield* Effect.logWarning(`outbox relay: ${acked.filter((ok) => !ok).length} of ${rows.length} events not published; will retry`)
-      if (done.length > 0) yield* sql`UPDATE outbox SET published_at = now() WHERE id IN ${sql.in(done)}`
+      if (done.length > 0) yield* sql`DELETE FROM outbox_pending WHERE consumer = 'relay' AND outbox_id IN ${sql.in(done)}`
       return done.length
     })
   )

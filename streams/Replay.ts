@@ -60,8 +60,8 @@ export const replayDeposits = (start: ReplayStart) =>
   })
 
 /**
- * Re-feeds committed events to the downstream consumers: clears their outbox marks so the webhook stager and the
- * relay see them again. Deliveries are unique per (event, endpoint), so no endpoint gets an event twice.
+ * Re-feeds committed events to the webhook stager: puts them back among its pending rows, so it stages them again.
+ * Deliveries are unique per (event, endpoint), so no endpoint gets an event twice.
  */
 export const replayReconciled = (start: ReplayStart) =>
   Effect.gen(function* () {
@@ -70,7 +70,10 @@ export const replayReconciled = (start: ReplayStart) =>
     const restage = (eventIds: ReadonlyArray<string>) =>
       eventIds.length === 0
         ? Effect.succeed(0)
-        : sql`UPDATE outbox SET webhooks_staged_at = NULL WHERE event_id IN ${sql.in(eventIds)} RETURNING id`.pipe(Effect.map((r) => r.length))
+        : sql<{ n: number }>`
+            WITH f AS (SELECT id FROM outbox WHERE event_id IN ${sql.in(eventIds)}),
+              q AS (INSERT INTO outbox_pending (consumer, outbox_id) SELECT 'webhooks', id FROM f ON CONFLICT DO NOTHING)
+            SELECT count(*)::int AS n FROM f`.pipe(Effect.map((r) => r[0]!.n))
     if (Option.isSome(config.natsUrl)) {
       const ids: Array<string> = []
       yield* replayFrom(streamNames({ prefix: config.natsPrefix }).reconciled, start).pipe(
@@ -89,9 +92,9 @@ export const replayReconciled = (start: ReplayStart) =>
       const found = yield* restage(ids)
       return { stream: "reconciled", source: "jetstream", read: ids.length, reconciled: 0, alreadyDone: found, skipped: ids.length - found } satisfies ReplayReport
     }
-    const rows = yield* sql<{ id: number }>`
-      UPDATE outbox SET webhooks_staged_at = NULL
-      WHERE ${"seq" in start ? sql`id >= ${start.seq}` : sql`created_at >= ${start.since}`}
-      RETURNING id`
-    return { stream: "reconciled", source: "outbox", read: rows.length, reconciled: 0, alreadyDone: rows.length, skipped: 0 } satisfies ReplayReport
+    const [{ n }] = yield* sql<{ n: number }>`
+      WITH f AS (SELECT id FROM outbox WHERE ${"seq" in start ? sql`id >= ${start.seq}` : sql`created_at >= ${start.since}`}),
+        q AS (INSERT INTO outbox_pending (consumer, outbox_id) SELECT 'webhooks', id FROM f ON CONFLICT DO NOTHING)
+      SELECT count(*)::int AS n FROM f`
+    return { stream: "reconciled", source: "outbox", read: n, reconciled: 0, alreadyDone: n, skipped: 0 } satisfies ReplayReport
   })

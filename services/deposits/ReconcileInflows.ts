@@ -54,10 +54,15 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
       ORDER BY va.id
       FOR UPDATE OF va`
     const accounts = new Map(locked.map((a) => [accountKey(a.tenantId, a.mode, a.nuban!), a]))
+    // A unique-key probe per reference (LATERAL with OFFSET 0 keeps it so: as a plain join the planner preferred
+    // hashing a scan of the whole table while it was small, which cost more with every batch).
     const existingRows = yield* sql<{ tenantId: string; mode: Mode; reference: string }>`
-      SELECT tr.tenant_id, tr.mode, tr.reference FROM transactions tr
-      JOIN unnest(${inboxes.map((r) => r.tenantId)}::text[], ${inboxes.map((r) => r.mode)}::text[], ${inboxes.map((r) => r.providerReference)}::text[])
-        AS k(tenant_id, mode, reference) ON tr.tenant_id = k.tenant_id AND tr.mode = k.mode AND tr.reference = k.reference`
+      SELECT tr.* FROM unnest(${inboxes.map((r) => r.tenantId)}::text[], ${inboxes.map((r) => r.mode)}::text[], ${inboxes.map((r) => r.providerReference)}::text[])
+        AS k(tenant_id, mode, reference)
+      CROSS JOIN LATERAL (
+        SELECT t.tenant_id, t.mode, t.reference FROM transactions t
+        WHERE t.tenant_id = k.tenant_id AND t.mode = k.mode AND t.reference = k.reference OFFSET 0
+      ) tr`
     const recorded = new Set(existingRows.map((r) => `${r.tenantId}|${r.mode}|${r.reference}`))
 
     // What each new deposit will insert, known before any decision: its account, payer key and time.
@@ -87,13 +92,29 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
     type Prior = { reference: string; amountKobo: number; senderAccountNumber: string | null; senderName: string | null; paidAt: Date }
     const priorByAccount = new Map<string, Array<Prior>>()
     if (matched.length > 0) {
-      const times = matched.map((p) => p.paidAt.getTime())
-      const from = new Date(Math.min(...times) - DUPLICATE_WINDOW_MS)
-      const to = new Date(Math.max(...times) + DUPLICATE_WINDOW_MS)
+      // One window per account, [first paidAt - window, last paidAt + window], each read as an index range on
+      // (account, paid_at). LATERAL with OFFSET 0 keeps that shape whatever the table statistics say: with one
+      // window for the whole batch and `IN (...)`, or a plain join, the planner scanned the whole table for every
+      // batch (early in a burst it believes the table empty), so each batch cost more than the last.
+      const windows = new Map<string, { from: number; to: number }>()
+      for (const p of matched) {
+        const t = p.paidAt.getTime()
+        const w = windows.get(p.account!.id)
+        if (w) {
+          w.from = Math.min(w.from, t - DUPLICATE_WINDOW_MS)
+          w.to = Math.max(w.to, t + DUPLICATE_WINDOW_MS)
+        } else windows.set(p.account!.id, { from: t - DUPLICATE_WINDOW_MS, to: t + DUPLICATE_WINDOW_MS })
+      }
+      const ids = [...windows.keys()]
       const rows = yield* sql<Prior & { virtualAccountId: string }>`
-        SELECT virtual_account_id, reference, amount_kobo, sender_account_number, sender_name, paid_at FROM transactions
-        WHERE virtual_account_id IN ${sql.in([...new Set(matched.map((p) => p.account!.id))])}
-          AND kind = 'inflow' AND status IN ('Completed', 'PendingReview') AND paid_at BETWEEN ${from} AND ${to}`
+        SELECT tr.* FROM unnest(${ids}::text[], ${ids.map((id) => new Date(windows.get(id)!.from))}::timestamptz[], ${ids.map((id) => new Date(windows.get(id)!.to))}::timestamptz[])
+          AS w(account_id, from_at, to_at)
+        CROSS JOIN LATERAL (
+          SELECT t.virtual_account_id, t.reference, t.amount_kobo, t.sender_account_number, t.sender_name, t.paid_at FROM transactions t
+          WHERE t.virtual_account_id = w.account_id AND t.paid_at BETWEEN w.from_at AND w.to_at
+            AND t.kind = 'inflow' AND t.status IN ('Completed', 'PendingReview')
+          OFFSET 0
+        ) tr`
       for (const r of rows) {
         const list = priorByAccount.get(r.virtualAccountId) ?? []
         list.push(r)

@@ -58,8 +58,9 @@ export class DispatchStore extends Effect.Service<DispatchStore>()("services/web
         Effect.gen(function* () {
           // Claim the events first, then read envelopes only for those with an endpoint to send them to: a tenant
           // without endpoints (most events in a busy collections account) costs one index scan and one mark.
-          const ids = (yield* sql<{ id: number }>`
-            SELECT id FROM outbox WHERE webhooks_staged_at IS NULL ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED`).map((e) => e.id)
+          const ids = (yield* sql<{ outboxId: number }>`
+            SELECT outbox_id FROM outbox_pending WHERE consumer = 'webhooks'
+            ORDER BY outbox_id LIMIT ${limit} FOR UPDATE SKIP LOCKED`).map((e) => e.outboxId)
           if (ids.length === 0) return 0
           const targets = yield* sql<{ eventId: string; endpointId: string; tenantId: string; mode: Mode; eventType: string; envelopeJson: string }>`
             SELECT o.event_id, e.id AS endpoint_id, o.tenant_id, o.mode, o.event_type, o.envelope::text AS envelope_json FROM outbox o
@@ -84,7 +85,7 @@ export class DispatchStore extends Effect.Service<DispatchStore>()("services/web
             yield* sql`INSERT INTO webhook_deliveries ${sql.insert(rows.slice(i, i + INSERT_CHUNK))}
               ON CONFLICT (event_id, endpoint_id) DO NOTHING`
           }
-          yield* sql`UPDATE outbox SET webhooks_staged_at = now() WHERE id IN ${sql.in(ids)}`
+          yield* sql`DELETE FROM outbox_pending WHERE consumer = 'webhooks' AND outbox_id IN ${sql.in(ids)}`
           return ids.length
         })
       )

@@ -176,7 +176,8 @@ layer(makeWebhooksTestApp(), { timeout: 120_000, excludeTestServices: true })("w
       expect(receiver.requests.map((r) => [r.path, r.webhookId])).toEqual([["/iso/a", mine!.id]])
       expect(b.endpoints["/iso/b"]).toBeDefined()
       const sql = yield* SqlClient.SqlClient
-      const staged = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox WHERE event_id = ${live!.id} AND webhooks_staged_at IS NOT NULL`
-      expect(staged[0]!.n).toBe(1)
+      const unstaged = yield* sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id WHERE o.event_id = ${live!.id} AND p.consumer = 'webhooks'`
+      expect(unstaged[0]!.n).toBe(0)
     }))
 })
