@@ -6,7 +6,7 @@ import { DUPLICATE_WINDOW_MS, isDuplicateInflow, normalisePayerName } from "../.
 import { PAYER_REUSE_WINDOW_MS, VELOCITY_WINDOW_MS } from "../../src/domain/Risk.js"
 import type { Ledger } from "../Ledger.js"
 import type { Outbox } from "../Outbox.js"
-import { toTransaction, TRANSACTION_COLUMNS, type TransactionRow } from "../Transactions.js"
+import { toTransaction, type TransactionRow } from "../Transactions.js"
 import { toVirtualAccount, type VirtualAccountRow } from "../VirtualAccounts.js"
 import type { InboxRow } from "./Inbox.js"
 
@@ -188,8 +188,23 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
       return results
     }
 
-    const inserted = yield* sql<TransactionRow>`INSERT INTO transactions ${sql.insert(decided.map(({ inbox, account, outcome, paidAt }) => transactionRowOf(inbox, account, outcome, paidAt)))} RETURNING ${sql.literal(TRANSACTION_COLUMNS)}`
-    const rowByRef = new Map(inserted.map((r) => [`${r.tenantId}|${r.mode}|${r.reference}`, r]))
+    // Only what Postgres assigns comes back (id, reconciled_at); the rest of each row is what was just written.
+    const values = decided.map(({ inbox, account, outcome, paidAt }) => transactionRowOf(inbox, account, outcome, paidAt))
+    const assigned = yield* sql<{ id: number; tenantId: string; mode: Mode; reference: string; reconciledAt: Date }>`
+      INSERT INTO transactions ${sql.insert(values)} RETURNING id, tenant_id, mode, reference, reconciled_at`
+    const assignedByRef = new Map(assigned.map((r) => [`${r.tenantId}|${r.mode}|${r.reference}`, r]))
+    const rowByRef = new Map(decided.map(({ inbox, outcome }, i): [string, TransactionRow] => {
+      const v = values[i]!
+      const a = assignedByRef.get(refKey(inbox))!
+      return [refKey(inbox), {
+        id: a.id, tenantId: v.tenantId, mode: v.mode, reference: v.reference, virtualAccountId: v.virtualAccountId, accountRef: v.accountRef,
+        nuban: v.nuban, kind: v.kind, amountKobo: v.amountKobo, appliedKobo: v.appliedKobo, reversedKobo: 0, surplusKobo: v.surplusKobo,
+        status: v.status, reconciliationStatus: v.reconciliationStatus, riskScore: v.riskScore, riskReasons: outcome.risk.reasons,
+        senderName: v.senderName, senderAccountNumber: v.senderAccountNumber, senderBankCode: v.senderBankCode, narration: v.narration,
+        paidAt: v.paidAt, reconciledAt: a.reconciledAt, reversedReference: v.reversedReference,
+        reviewDecision: null, reviewNote: null, reviewedBy: null, reviewedAt: null
+      }]
+    }))
     yield* ledger.postMany(decided.map(({ inbox, outcome }) => ({ tenantId: inbox.tenantId, mode: inbox.mode, journalId: `txn:${inbox.providerReference}`, legs: outcome.legs })))
     const touched = [...new Map(decided.filter((d) => d.account).map((d) => [d.account!.id, figures.get(d.account!.id)!])).entries()]
     const firstActivity = new Map<string, Date>()

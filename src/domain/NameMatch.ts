@@ -246,6 +246,24 @@ const fullCount = (ts: ReadonlyArray<Token>): number => ts.filter((t) => !isInit
  * otherwise the band is capped at PARTIAL while the score is reported unchanged.
  */
 export const matchNames = (payer: string, customer: string): NameMatch => {
+  const key = `${payer}\u0000${customer}`
+  const known = remembered.get(key)
+  if (known !== undefined) return known
+  const match = computeMatch(payer, customer)
+  if (remembered.size >= REMEMBERED_PAIRS) remembered.clear()
+  remembered.set(key, match)
+  return match
+}
+
+/**
+ * Customers pay again and again from the same account, so the same (payer, customer) pair comes back: the answer is
+ * kept (the function is pure), which spares a few dozen microseconds of tokenising and Jaro-Winkler per deposit.
+ * Bounded: the map is emptied when it fills.
+ */
+const REMEMBERED_PAIRS = 20_000
+const remembered = new Map<string, NameMatch>()
+
+const computeMatch = (payer: string, customer: string): NameMatch => {
   const as = tokenise(payer)
   const bs = tokenise(customer)
   if (as.length === 0 || bs.length === 0) return { score: 0, band: "WEAK" }
