@@ -6,6 +6,7 @@ import m0004 from "./0004_webhooks.js"
 import m0005 from "./0005_hot_updates.js"
 import m0006 from "./0006_outbox_pending.js"
 import m0007 from "./0007_unambiguous_keys.js"
+import m0008 from "./0008_verbatim_json.js"
 
 /** Forward-only, numbered; never edit one that has landed. Loaded by Migrator.fromRecord. */
 export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = {
@@ -15,5 +16,6 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = 
   "0004_webhooks": m0004,
   "0005_hot_updates": m0005,
   "0006_outbox_pending": m0006,
-  "0007_unambiguous_keys": m0007
+  "0007_unambiguous_keys": m0007,
+  "0008_verbatim_json": m0008
 }

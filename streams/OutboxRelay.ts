@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
-import type { EventEnvelope } from "../services/Outbox.js"
+import type { Mode } from "../src/Config.js"
 import { ReconciledBus } from "./ReconciledBus.js"
 
 const RELAY_BATCH = 500
@@ -11,12 +11,13 @@ export const relayOnce = Effect.gen(function* () {
   const bus = yield* ReconciledBus
   return yield* sql.withTransaction(
     Effect.gen(function* () {
-      const rows = yield* sql<{ id: number; tenantId: string; subjectKey: string; envelope: EventEnvelope }>`
-        SELECT o.id, o.tenant_id, o.subject_key, o.envelope FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
+      const rows = yield* sql<{ id: number; tenantId: string; mode: Mode; eventId: string; subjectKey: string; envelopeJson: string }>`
+        SELECT o.id, o.tenant_id, o.mode, o.event_id, o.subject_key, o.envelope::text AS envelope_json
+        FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
         WHERE p.consumer = 'relay' ORDER BY p.outbox_id LIMIT ${RELAY_BATCH} FOR UPDATE OF p SKIP LOCKED`
       // Pipelined, in id order; only the unbroken run of published rows is marked, so nothing is skipped (a later row
       // that did go is published again next pass and de-duplicated by its event id).
-      const acked = yield* bus.publishMany(rows.map((r) => ({ tenantId: r.tenantId, subjectKey: r.subjectKey, envelope: r.envelope })))
+      const acked = yield* bus.publishMany(rows)
       const stop = acked.indexOf(false)
       const done = (stop < 0 ? rows : rows.slice(0, stop)).map((r) => r.id)
       if (stop >= 0) yield* Effect.logWarning(`outbox relay: ${acked.filter((ok) => !ok).length} of ${rows.length} events not published; will retry`)
