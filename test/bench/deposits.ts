@@ -4,7 +4,7 @@
  * Against the real Postgres and NATS of this machine it
  *  1. runs pgbench on a scratch database with a fixed script (one INSERT into a deposits-like table and one UPDATE of a
  *     balance row per transaction, 8 clients, 2 threads): the reference for one durable commit per deposit here;
- *  2. starts the service (`node --import tsx src/main.ts`) on another scratch database and its own NATS prefix;
+ *  2. starts the service as `npm start` does (`node --max-semi-space-size=64 --import tsx src/main.ts`) on another scratch database and its own NATS prefix;
  *  3. signs up a tenant and creates the accounts over HTTP (bounded parallelism);
  *  4. sends the signed sandbox webhooks from a separate process (test/bench/sender.ts, keep-alive, `concurrency` in
  *     flight), `--duplicates f` of the references twice, recording each webhook's send time;
@@ -36,7 +36,7 @@ import { jetstreamManager } from "@nats-io/jetstream"
 import { deleteTopology } from "../../streams/JetStream.js"
 import { Nats, NatsLive } from "../../streams/Nats.js"
 import { RECONCILER_DURABLE, streamNames } from "../../streams/Topology.js"
-import { childEnv, freePort, http, REPO_ROOT, tempDir } from "../support/Processes.js"
+import { childEnv, freePort, http, REPO_ROOT, SERVICE_NODE_FLAGS, tempDir } from "../support/Processes.js"
 import type { SenderPlan, SenderResults } from "./sender.js"
 
 export interface BenchResult {
@@ -357,7 +357,7 @@ const runPgbench = async (seconds: number, work: string, cleanups: Array<() => P
 const startService = async (opts: Options, databaseUrl: string, natsPrefix: string, dataDir: string) => {
   const port = await freePort()
   const nodeArgs = opts.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProfDir}`] : []
-  const svc = run(process.execPath, [...nodeArgs, "--import", "tsx", path.join(REPO_ROOT, "src", "main.ts")], {
+  const svc = run(process.execPath, [...SERVICE_NODE_FLAGS, ...nodeArgs, "--import", "tsx", path.join(REPO_ROOT, "src", "main.ts")], {
     env: childEnv({
       HOST: "127.0.0.1",
       PORT: String(port),

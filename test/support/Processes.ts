@@ -63,9 +63,15 @@ export interface Service {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
+/**
+ * Node flags the service runs with, as `npm start` gives them: a 64 MB young generation (the default 16 MB made the
+ * deposit pipeline's short-lived garbage cost ~10% more CPU in scavenges and promotions).
+ */
+export const SERVICE_NODE_FLAGS = ["--max-semi-space-size=64"] as const
+
 /** Starts the real service (`node --import tsx src/main.ts`) and resolves once it answers HTTP. */
 export const startService = async (vars: Record<string, string> & { PORT: string }, timeoutMs = 120_000): Promise<Service> => {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "src", "main.ts")], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, "--import", "tsx", path.join(REPO_ROOT, "src", "main.ts")], {
     cwd: REPO_ROOT,
     env: childEnv({ HOST: "127.0.0.1", ...vars }),
     stdio: ["ignore", "pipe", "pipe"]
