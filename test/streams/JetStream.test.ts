@@ -4,7 +4,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Layer, Option, Scope, Stream } from "effect"
 import * as fc from "fast-check"
 import net from "node:net"
-import { consume, deleteTopology, publish, replayFrom, streamInfo } from "../../streams/JetStream.js"
+import { consume, deleteTopology, publish, publishMany, replayFrom, streamInfo } from "../../streams/JetStream.js"
 import { Nats, NatsError, NatsLive } from "../../streams/Nats.js"
 import {
   decodeToken,
@@ -154,6 +154,23 @@ describe("JetStream (live nats-server)", () => {
       expect(again).toEqual({ seq: 1, duplicate: true })
       expect(other).toEqual({ seq: 2, duplicate: false })
       expect(yield* streamInfo(streamNames(t).deposits)).toEqual({ messages: 2, firstSeq: 1, lastSeq: 2 })
+    })
+  )
+
+  natsTest("publishMany: pipelined in order, a repeat id is acked and stored once, an uncaptured subject is not acked", (t) =>
+    Effect.gen(function* () {
+      const subjects = ["1000000001", "1000000002", "1000000003"].map((n) => depositSubject(t, "ten", "test", n))
+      const batch = Array.from({ length: 300 }, (_, i) => ({ subject: subjects[i % 3]!, data: `m${i}`, msgId: `pm-${i}` }))
+      expect(yield* publishMany(batch)).toEqual(batch.map(() => true))
+      expect(yield* streamInfo(streamNames(t).deposits)).toEqual({ messages: 300, firstSeq: 1, lastSeq: 300 })
+      const stored = yield* collect(replayFrom(streamNames(t).deposits, { seq: 1 }))
+      expect(stored.map((m) => m.string())).toEqual(batch.map((m) => m.data))
+
+      // Repeats (within the duplicate window) are acked, so their rows get marked, but stored once; a subject no stream
+      // captures gets no PubAck (its row is kept for the next pass) and does not hold up the others.
+      const mixed = [batch[0]!, { subject: `${t.prefix}nowhere.ten.test.1`, data: "lost", msgId: "pm-x" }, { subject: subjects[0]!, data: "new", msgId: "pm-new" }]
+      expect(yield* publishMany(mixed)).toEqual([true, false, true])
+      expect(yield* streamInfo(streamNames(t).deposits)).toEqual({ messages: 301, firstSeq: 1, lastSeq: 301 })
     })
   )
 
