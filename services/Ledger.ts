@@ -12,22 +12,30 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
       if (!isBalanced(legs)) return yield* Effect.dieMessage(`unbalanced journal ${journalId}: ${JSON.stringify(legs)}`)
       yield* sql`INSERT INTO ledger_entries ${sql.insert(legs.map((l) => ({ tenantId, mode, journalId, account: l.account, amountKobo: l.amountKobo })))}`
     })
+    /**
+     * The INSERT of several balanced journals, for a caller that runs it in a statement of its own (say, as one
+     * part of a multi-table write); undefined when there is nothing to write. Dies on an unbalanced journal.
+     */
+    const insertMany = (journals: ReadonlyArray<{ readonly tenantId: string; readonly mode: Mode; readonly journalId: string; readonly legs: ReadonlyArray<Leg> }>) =>
+      Effect.gen(function* () {
+        for (const j of journals) {
+          if (!isBalanced(j.legs)) return yield* Effect.dieMessage(`unbalanced journal ${j.journalId}: ${JSON.stringify(j.legs)}`)
+        }
+        const rows = journals.flatMap((j) => j.legs.map((l) => ({ tenantId: j.tenantId, mode: j.mode, journalId: j.journalId, account: l.account, amountKobo: l.amountKobo })))
+        return rows.length === 0 ? undefined : sql`INSERT INTO ledger_entries ${sql.insert(rows)}`
+      })
     /** Several balanced journals in one statement, inside the caller's transaction. */
     const postMany = Effect.fn("Ledger.postMany")(function* (
       journals: ReadonlyArray<{ readonly tenantId: string; readonly mode: Mode; readonly journalId: string; readonly legs: ReadonlyArray<Leg> }>
     ) {
-      for (const j of journals) {
-        if (!isBalanced(j.legs)) return yield* Effect.dieMessage(`unbalanced journal ${j.journalId}: ${JSON.stringify(j.legs)}`)
-      }
-      const rows = journals.flatMap((j) => j.legs.map((l) => ({ tenantId: j.tenantId, mode: j.mode, journalId: j.journalId, account: l.account, amountKobo: l.amountKobo })))
-      if (rows.length === 0) return
-      yield* sql`INSERT INTO ledger_entries ${sql.insert(rows)}`
+      const insert = yield* insertMany(journals)
+      if (insert) yield* insert
     })
     const balance = Effect.fn("Ledger.balance")(function* (tenantId: string, mode: Mode, account: string) {
       const rows = yield* sql<{ balance: number }>`
         SELECT COALESCE(sum(amount_kobo), 0)::bigint AS balance FROM ledger_entries WHERE tenant_id = ${tenantId} AND mode = ${mode} AND account = ${account}`
       return rows[0]!.balance
     })
-    return { post, postMany, balance } as const
+    return { post, postMany, insertMany, balance } as const
   })
 }) {}

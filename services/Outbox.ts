@@ -28,30 +28,40 @@ export interface StagedEvent {
 export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const stage = Effect.fn("Outbox.stage")(function* (events: ReadonlyArray<StagedEvent>) {
-      if (events.length === 0) return [] as ReadonlyArray<EventEnvelope>
-      const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+    /**
+     * The pieces of staging, for a caller that writes the events as part of a statement of its own: the envelopes
+     * (ids made here), the INSERT of the outbox rows (RETURNING id), and the INSERT of each consumer's pending rows
+     * for the ids that a WITH query named `from` returns. (Postgres allows data-modifying WITH queries only at the top
+     * level, so the caller names them there.)
+     */
+    const prepare = (events: ReadonlyArray<StagedEvent>, createdAt: string) => {
       const envelopes = events.map((e) => ({
         tenantId: e.tenantId,
         subjectKey: e.subjectKey,
         envelope: { id: newId("evt"), type: e.type, createdAt, mode: e.mode, data: e.data } satisfies EventEnvelope
       }))
+      return {
+        envelopes: envelopes.map((e) => e.envelope),
+        insertEvents: sql`INSERT INTO outbox ${sql.insert(envelopes.map((e) => ({
+          eventId: e.envelope.id,
+          tenantId: e.tenantId,
+          mode: e.envelope.mode,
+          eventType: e.envelope.type,
+          subjectKey: e.subjectKey,
+          envelope: JSON.stringify(e.envelope)
+        })))} RETURNING id`,
+        insertPending: (from: string) =>
+          sql`INSERT INTO outbox_pending (consumer, outbox_id) SELECT c.consumer, o.id FROM ${sql(from)} o CROSS JOIN (VALUES ('relay'), ('webhooks')) AS c(consumer)`
+      }
+    }
+
+    const stage = Effect.fn("Outbox.stage")(function* (events: ReadonlyArray<StagedEvent>) {
+      if (events.length === 0) return [] as ReadonlyArray<EventEnvelope>
+      const staged = prepare(events, new Date(yield* Clock.currentTimeMillis).toISOString())
       // One statement: the events, and for each a pending row per consumer (the relay, the webhook stager).
-      yield* sql`
-        WITH o AS (
-          INSERT INTO outbox ${sql.insert(envelopes.map((e) => ({
-            eventId: e.envelope.id,
-            tenantId: e.tenantId,
-            mode: e.envelope.mode,
-            eventType: e.envelope.type,
-            subjectKey: e.subjectKey,
-            envelope: JSON.stringify(e.envelope)
-          })))}
-          RETURNING id
-        )
-        INSERT INTO outbox_pending (consumer, outbox_id) SELECT c.consumer, o.id FROM o CROSS JOIN (VALUES ('relay'), ('webhooks')) AS c(consumer)`
-      return envelopes.map((e) => e.envelope)
+      yield* sql`WITH o AS (${staged.insertEvents}) ${staged.insertPending("o")}`
+      return staged.envelopes
     })
-    return { stage } as const
+    return { stage, prepare } as const
   })
 }) {}

@@ -6,7 +6,7 @@ import { DUPLICATE_WINDOW_MS, isDuplicateInflow, normalisePayerName } from "../.
 import { PAYER_REUSE_WINDOW_MS, VELOCITY_WINDOW_MS } from "../../src/domain/Risk.js"
 import type { Ledger } from "../Ledger.js"
 import type { Outbox } from "../Outbox.js"
-import { toTransaction, type TransactionRow } from "../Transactions.js"
+import { toTransaction } from "../Transactions.js"
 import { toVirtualAccount, type VirtualAccountRow } from "../VirtualAccounts.js"
 import type { InboxRow } from "./Inbox.js"
 
@@ -34,9 +34,9 @@ export const transactionRowOf = (inbox: InboxRow, account: { readonly id: string
 }
 
 /**
- * Several inflows in ONE transaction with one statement per step for the whole batch: lock every account (in id
- * order), look up repeats, read the risk windows, insert the transactions, ledger legs and outbox events, move the
- * running figures, mark the inbox rows. The decisions are the same as applying the deposits one after another in
+ * Several inflows in ONE transaction: lock every account (in id order), look up repeats, read the risk windows (a
+ * statement each for the whole batch), decide, then ONE statement that inserts the transactions, ledger legs and
+ * outbox events, moves the running figures and marks the inbox rows. The decisions are the same as applying the deposits one after another in
  * this order: each one sees the figures, prior inflows and payer history the earlier ones in the batch left behind.
  */
 export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Outbox) => (inboxes: ReadonlyArray<InboxRow>) =>
@@ -45,8 +45,8 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
     const accountKey = (tenantId: string, mode: Mode, nuban: string) => `${tenantId}|${mode}|${nuban}`
     const refKey = (r: InboxRow) => `${r.tenantId}|${r.mode}|${r.providerReference}`
     const keys = [...new Map(inboxes.map((r) => [accountKey(r.tenantId, r.mode, r.accountNumber), r])).values()]
-    const locked = yield* sql<LockedAccount>`
-      SELECT ${sql.literal(ACCOUNT_COLUMNS)}, t.risk_threshold
+    const locked = yield* sql<LockedAccount & { readonly txNow: Date }>`
+      SELECT ${sql.literal(ACCOUNT_COLUMNS)}, t.risk_threshold, now() AS tx_now
       FROM virtual_accounts va JOIN customers c ON c.id = va.customer_id JOIN tenants t ON t.id = va.tenant_id
       JOIN unnest(${keys.map((k) => k.tenantId)}::text[], ${keys.map((k) => k.mode)}::text[], ${keys.map((k) => k.accountNumber)}::text[])
         AS k(tenant_id, mode, nuban) ON va.tenant_id = k.tenant_id AND va.mode = k.mode AND va.nuban = k.nuban
@@ -188,38 +188,24 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
       return results
     }
 
-    // Only what Postgres assigns comes back (id, reconciled_at); the rest of each row is what was just written.
+    // Everything the batch writes goes in ONE statement (a WITH query per table), so it is one round trip. What
+    // Postgres would assign is known already: reconciled_at and a first activity default to now(), the transaction's
+    // start, which the lock query returned; so the events are built before the write and staged in it.
+    const txNow = locked[0]?.txNow ?? (yield* sql<{ now: Date }>`SELECT now() AS now`)[0]!.now
     const values = decided.map(({ inbox, account, outcome, paidAt }) => transactionRowOf(inbox, account, outcome, paidAt))
-    const assigned = yield* sql<{ id: number; tenantId: string; mode: Mode; reference: string; reconciledAt: Date }>`
-      INSERT INTO transactions ${sql.insert(values)} RETURNING id, tenant_id, mode, reference, reconciled_at`
-    const assignedByRef = new Map(assigned.map((r) => [`${r.tenantId}|${r.mode}|${r.reference}`, r]))
-    const rowByRef = new Map(decided.map(({ inbox, outcome }, i): [string, TransactionRow] => {
+    const touched = [...new Map(decided.filter((d) => d.account).map((d) => [d.account!.id, figures.get(d.account!.id)!])).entries()]
+    const staged = outbox.prepare(decided.flatMap(({ inbox, account, outcome, amountPaidAfterKobo }, i) => {
       const v = values[i]!
-      const a = assignedByRef.get(refKey(inbox))!
-      return [refKey(inbox), {
-        id: a.id, tenantId: v.tenantId, mode: v.mode, reference: v.reference, virtualAccountId: v.virtualAccountId, accountRef: v.accountRef,
+      const transaction = toTransaction({
+        id: 0, tenantId: v.tenantId, mode: v.mode, reference: v.reference, virtualAccountId: v.virtualAccountId, accountRef: v.accountRef,
         nuban: v.nuban, kind: v.kind, amountKobo: v.amountKobo, appliedKobo: v.appliedKobo, reversedKobo: 0, surplusKobo: v.surplusKobo,
         status: v.status, reconciliationStatus: v.reconciliationStatus, riskScore: v.riskScore, riskReasons: outcome.risk.reasons,
         senderName: v.senderName, senderAccountNumber: v.senderAccountNumber, senderBankCode: v.senderBankCode, narration: v.narration,
-        paidAt: v.paidAt, reconciledAt: a.reconciledAt, reversedReference: v.reversedReference,
+        paidAt: v.paidAt, reconciledAt: txNow, reversedReference: v.reversedReference,
         reviewDecision: null, reviewNote: null, reviewedBy: null, reviewedAt: null
-      }]
-    }))
-    yield* ledger.postMany(decided.map(({ inbox, outcome }) => ({ tenantId: inbox.tenantId, mode: inbox.mode, journalId: `txn:${inbox.providerReference}`, legs: outcome.legs })))
-    const touched = [...new Map(decided.filter((d) => d.account).map((d) => [d.account!.id, figures.get(d.account!.id)!])).entries()]
-    const firstActivity = new Map<string, Date>()
-    if (touched.length > 0) {
-      const updated = yield* sql<{ id: string; firstActivityAt: Date }>`
-        UPDATE virtual_accounts va SET amount_paid_kobo = u.amount_paid_kobo, first_activity_at = COALESCE(va.first_activity_at, now())
-        FROM unnest(${touched.map(([id]) => id)}::text[], ${touched.map(([, paid]) => paid)}::bigint[]) AS u(id, amount_paid_kobo)
-        WHERE va.id = u.id RETURNING va.id, va.first_activity_at`
-      for (const u of updated) firstActivity.set(u.id, u.firstActivityAt)
-    }
-    yield* sql`UPDATE inbound_events SET reconciled_at = COALESCE(reconciled_at, now()) WHERE id IN ${sql.in(inboxes.map((r) => r.id))}`
-    yield* outbox.stage(decided.flatMap(({ inbox, account, outcome, amountPaidAfterKobo }) => {
-      const transaction = toTransaction(rowByRef.get(refKey(inbox))!)
+      })
       const accountAfter: VirtualAccountRow | undefined = account
-        ? { ...account, amountPaidKobo: amountPaidAfterKobo!, firstActivityAt: firstActivity.get(account.id) ?? account.firstActivityAt }
+        ? { ...account, amountPaidKobo: amountPaidAfterKobo!, firstActivityAt: account.firstActivityAt ?? txNow }
         : undefined
       const data = { transaction, account: accountAfter ? toVirtualAccount(accountAfter) : null, risk: outcome.risk }
       const subjectKey = account?.accountRef ?? inbox.accountNumber
@@ -227,7 +213,23 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
         { tenantId: inbox.tenantId, mode: inbox.mode, type: "deposit.reconciled", subjectKey, data },
         ...(outcome.status === "PendingReview" ? [{ tenantId: inbox.tenantId, mode: inbox.mode, type: "transaction.review_required", subjectKey, data }] : [])
       ]
-    }))
+    }), txNow.toISOString())
+    const ledgerInsert = yield* ledger.insertMany(decided.map(({ inbox, outcome }) => ({ tenantId: inbox.tenantId, mode: inbox.mode, journalId: `txn:${inbox.providerReference}`, legs: outcome.legs })))
+    const [written] = yield* sql<{ transactions: number; accounts: number }>`
+      WITH t AS (INSERT INTO transactions ${sql.insert(values)} RETURNING 1),
+        ${ledgerInsert ? sql`l AS (${ledgerInsert}),` : sql``}
+        a AS (
+          UPDATE virtual_accounts va SET amount_paid_kobo = u.amount_paid_kobo, first_activity_at = COALESCE(va.first_activity_at, now())
+          FROM unnest(${touched.map(([id]) => id)}::text[], ${touched.map(([, paid]) => paid)}::bigint[]) AS u(id, amount_paid_kobo)
+          WHERE va.id = u.id RETURNING 1
+        ),
+        i AS (UPDATE inbound_events SET reconciled_at = COALESCE(reconciled_at, now()) WHERE id IN ${sql.in(inboxes.map((r) => r.id))}),
+        o AS (${staged.insertEvents}),
+        p AS (${staged.insertPending("o")})
+      SELECT (SELECT count(*) FROM t)::int AS transactions, (SELECT count(*) FROM a)::int AS accounts`
+    if (written?.transactions !== values.length || written.accounts !== touched.length) {
+      return yield* Effect.dieMessage(`batched reconcile wrote ${JSON.stringify(written)} for ${values.length} transactions and ${touched.length} accounts`)
+    }
     for (const d of decided) results[d.index] = "reconciled"
     return results
   })
