@@ -13,6 +13,8 @@ export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   yield* sql`ALTER TABLE transactions DROP CONSTRAINT transactions_tenant_id_mode_reference_key`
   yield* sql`ALTER TABLE transactions ADD CONSTRAINT transactions_reference_key UNIQUE (reference, tenant_id, mode)`
+  yield* sql`ALTER TABLE virtual_accounts DROP CONSTRAINT virtual_accounts_tenant_id_mode_account_ref_key`
+  yield* sql`ALTER TABLE virtual_accounts ADD CONSTRAINT virtual_accounts_account_ref_key UNIQUE (account_ref, tenant_id, mode)`
   yield* sql`DROP INDEX virtual_accounts_nuban_lookup_idx`
   yield* sql`CREATE INDEX virtual_accounts_nuban_lookup_idx ON virtual_accounts (nuban, tenant_id, mode)`
 })

@@ -39,21 +39,29 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
     }, Effect.orDie)
 
     /**
-     * Inserts several events in ONE statement (one commit); per row, in order: its envelope, or undefined when the
-     * (tenant, mode, provider, reference) was already there, or an earlier row of the same call carries it.
+     * Inserts several events in ONE statement (one commit); per row, in order: its envelope and whether its NUBAN is
+     * one of the tenant's accounts (read in the same statement), or undefined when the (tenant, mode, provider,
+     * reference) was already there, or an earlier row of the same call carries it.
      */
     const insertMany = Effect.fn("Inbox.insertMany")(function* (rows: ReadonlyArray<Omit<InboxRow, "id" | "reconciledAt">>) {
       const key = (r: Pick<InboxRow, "tenantId" | "mode" | "provider" | "providerReference">) => `${r.tenantId}|${r.mode}|${r.provider}|${r.providerReference}`
       const first = new Map<string, number>()
       rows.forEach((r, i) => first.has(key(r)) || first.set(key(r), i))
       const unique = [...first.values()].map((i) => rows[i]!)
-      const inserted = yield* sql<Pick<InboxRow, "id" | "tenantId" | "mode" | "provider" | "providerReference">>`
-        INSERT INTO inbound_events ${sql.insert(unique.map((row) => ({ ...row, payload: JSON.stringify(row.payload) })))}
-        ON CONFLICT (tenant_id, mode, provider, provider_reference) DO NOTHING RETURNING id, tenant_id, mode, provider, provider_reference`
-      const ids = new Map(inserted.map((r) => [key(r), r.id]))
+      const inserted = yield* sql<Pick<InboxRow, "id" | "tenantId" | "mode" | "provider" | "providerReference"> & { readonly known: boolean }>`
+        WITH ins AS (
+          INSERT INTO inbound_events ${sql.insert(unique.map((row) => ({ ...row, payload: JSON.stringify(row.payload) })))}
+          ON CONFLICT (tenant_id, mode, provider, provider_reference) DO NOTHING
+          RETURNING id, tenant_id, mode, provider, provider_reference, account_number
+        )
+        SELECT ins.id, ins.tenant_id, ins.mode, ins.provider, ins.provider_reference,
+          -- A probe per row (as EXISTS, Postgres hashed a scan of the whole accounts table instead).
+          (SELECT true FROM virtual_accounts va WHERE va.nuban = ins.account_number AND va.tenant_id = ins.tenant_id AND va.mode = ins.mode LIMIT 1) IS NOT NULL AS known
+        FROM ins`
+      const byKey = new Map(inserted.map((r) => [key(r), r]))
       return rows.map((r, i) => {
-        const id = first.get(key(r)) === i ? ids.get(key(r)) : undefined
-        return id === undefined ? undefined : envelopeOf({ ...r, id })
+        const row = first.get(key(r)) === i ? byKey.get(key(r)) : undefined
+        return row === undefined ? undefined : { envelope: envelopeOf({ ...r, id: row.id }), known: row.known }
       })
     }, Effect.orDie)
 

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Chunk, Clock, Effect, Either, Exit, FiberId, Queue, Schema } from "effect"
-import { DepositBus, type DepositEnvelope } from "../../streams/DepositBus.js"
+import { DepositBus } from "../../streams/DepositBus.js"
 import { AppConfigTag } from "../../src/Config.js"
 import { BadRequest, NotFound, Unauthorized } from "../../src/http/Problem.js"
 import { type ProviderCredentials, Tenants } from "../Tenants.js"
@@ -62,13 +62,13 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
     const bus = yield* DepositBus
 
     /**
-     * Group commit: the events that arrive together share ONE inbox statement, so one commit (then one known-account
-     * lookup, one publish round and one published mark). Each caller is answered only after the commit holding its
+     * Group commit: the events that arrive together share ONE inbox statement (which also tells which NUBANs are
+     * known), so one commit (then one publish round and one published mark). Each caller is answered only after the commit holding its
      * event. With little traffic a batch is a single event and nothing waits for company.
      */
     const acceptBatch = (batch: ReadonlyArray<Arrival>) =>
       Effect.gen(function* () {
-        const envelopes = yield* inbox.insertMany(batch.map(({ creds, event }) => ({
+        const inserted = yield* inbox.insertMany(batch.map(({ creds, event }) => ({
           tenantId: creds.tenantId,
           mode: creds.mode,
           provider: creds.provider,
@@ -77,24 +77,18 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
           accountNumber: event.accountNumber,
           payload: event
         })))
-        const fresh = envelopes.filter((e): e is DepositEnvelope => e !== undefined)
-        const known = new Set<string>()
+        const fresh = inserted.flatMap((r) => (r === undefined ? [] : [r.envelope]))
         if (fresh.length > 0) {
-          const rows = yield* sql<{ tenantId: string; mode: string; nuban: string }>`
-            SELECT va.tenant_id, va.mode, va.nuban FROM virtual_accounts va
-            JOIN unnest(${fresh.map((e) => e.tenantId)}::text[], ${fresh.map((e) => e.mode)}::text[], ${fresh.map((e) => e.accountNumber)}::text[])
-              AS k(tenant_id, mode, nuban) ON va.tenant_id = k.tenant_id AND va.mode = k.mode AND va.nuban = k.nuban`.pipe(Effect.orDie)
-          for (const r of rows) known.add(`${r.tenantId}|${r.mode}|${r.nuban}`)
           // The inbox rows are the durable record; a failed publish only delays the deposits until the sweeper re-feeds them.
           yield* bus.publish(fresh).pipe(
             Effect.zipRight(inbox.markPublished(fresh.map((e) => e.inboxId))),
             Effect.catchAll((e) => Effect.logWarning(`${fresh.length} deposits are in the inbox; publishing deferred to the sweeper: ${e.message}`))
           )
         }
-        return envelopes.map((e, i): Accepted => {
+        return inserted.map((r, i): Accepted => {
           const reference = batch[i]!.event.sessionId
-          if (!e) return { result: "duplicate", reference }
-          return { result: known.has(`${e.tenantId}|${e.mode}|${e.accountNumber}`) ? "processed" : "unmatched", reference }
+          if (!r) return { result: "duplicate", reference }
+          return { result: r.known ? "processed" : "unmatched", reference }
         })
       }).pipe(
         Effect.exit,

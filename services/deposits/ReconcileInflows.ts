@@ -34,12 +34,14 @@ export const transactionRowOf = (inbox: InboxRow, account: { readonly id: string
 }
 
 /**
- * Several inflows in ONE transaction: lock every account (in id order), look up repeats, read the risk windows (a
- * statement each for the whole batch), decide, then ONE statement that inserts the transactions, ledger legs and
- * outbox events, moves the running figures and marks the inbox rows. The decisions are the same as applying the deposits one after another in
- * this order: each one sees the figures, prior inflows and payer history the earlier ones in the batch left behind.
+ * Several inflows in ONE transaction: lock every account (in id order), read the risk windows (a statement each for
+ * the whole batch), decide, then ONE statement that inserts the transactions, ledger legs and outbox events, moves
+ * the running figures and marks the inbox rows. `recorded` holds the inbox ids whose reference already has a
+ * transaction (the caller read that with the rows). The decisions are the same as applying the deposits one after
+ * another in this order: each one sees the figures, prior inflows and payer history the earlier ones left behind.
  */
-export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Outbox) => (inboxes: ReadonlyArray<InboxRow>) =>
+export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Outbox) =>
+(inboxes: ReadonlyArray<InboxRow>, recorded: ReadonlySet<number>) =>
   Effect.gen(function* () {
     const results = new Array<ReconcileResult>(inboxes.length)
     const accountKey = (tenantId: string, mode: Mode, nuban: string) => `${tenantId}|${mode}|${nuban}`
@@ -54,16 +56,7 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
       ORDER BY va.id
       FOR UPDATE OF va`
     const accounts = new Map(locked.map((a) => [accountKey(a.tenantId, a.mode, a.nuban!), a]))
-    // A unique-key probe per reference (LATERAL with OFFSET 0 keeps it so: as a plain join the planner preferred
-    // hashing a scan of the whole table while it was small, which cost more with every batch).
-    const existingRows = yield* sql<{ tenantId: string; mode: Mode; reference: string }>`
-      SELECT tr.* FROM unnest(${inboxes.map((r) => r.tenantId)}::text[], ${inboxes.map((r) => r.mode)}::text[], ${inboxes.map((r) => r.providerReference)}::text[])
-        AS k(tenant_id, mode, reference)
-      CROSS JOIN LATERAL (
-        SELECT t.tenant_id, t.mode, t.reference FROM transactions t
-        WHERE t.tenant_id = k.tenant_id AND t.mode = k.mode AND t.reference = k.reference OFFSET 0
-      ) tr`
-    const recorded = new Set(existingRows.map((r) => `${r.tenantId}|${r.mode}|${r.reference}`))
+    const recordedRefs = new Set(inboxes.filter((r) => recorded.has(r.id)).map(refKey))
 
     // What each new deposit will insert, known before any decision: its account, payer key and time.
     interface Pending {
@@ -75,11 +68,11 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
     }
     const pending: Array<Pending> = []
     inboxes.forEach((inbox, index) => {
-      if (recorded.has(refKey(inbox))) {
+      if (recordedRefs.has(refKey(inbox))) {
         results[index] = "already-reconciled"
         return
       }
-      recorded.add(refKey(inbox))
+      recordedRefs.add(refKey(inbox))
       const event = inbox.payload
       pending.push({
         index, inbox, account: accounts.get(accountKey(inbox.tenantId, inbox.mode, inbox.accountNumber)),

@@ -126,12 +126,16 @@ export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/
      */
     const reconcileBatch = Effect.fn("Reconciler.reconcileBatch")(function* (envelopes: ReadonlyArray<DepositEnvelope>) {
       if (envelopes.length === 0) return [] as ReadonlyArray<ReconcileResult>
-      const rows = yield* sql<InboxRow>`
-        SELECT id, tenant_id, mode, provider, provider_reference, kind, account_number, payload, reconciled_at
-        FROM inbound_events WHERE id IN ${sql.in([...new Set(envelopes.map((e) => e.inboxId))])}`
+      // With each row, whether its reference already has a transaction: a probe of the unique key per row (a scalar
+      // subquery; EXISTS here became one hashed scan of the whole table). Read outside the transaction: should another reconciler record one meanwhile, the batch's insert fails on that key
+      // and its deposits go one by one.
+      const rows = yield* sql<InboxRow & { readonly recorded: boolean }>`
+        SELECT ie.id, ie.tenant_id, ie.mode, ie.provider, ie.provider_reference, ie.kind, ie.account_number, ie.payload, ie.reconciled_at,
+          (SELECT true FROM transactions t WHERE t.reference = ie.provider_reference AND t.tenant_id = ie.tenant_id AND t.mode = ie.mode LIMIT 1) IS NOT NULL AS recorded
+        FROM inbound_events ie WHERE ie.id IN ${sql.in([...new Set(envelopes.map((e) => e.inboxId))])}`
       const byId = new Map(rows.map((r) => [r.id, r]))
       const results = new Array<ReconcileResult>(envelopes.length)
-      const todo: Array<{ readonly index: number; readonly inbox: InboxRow }> = []
+      const todo: Array<{ readonly index: number; readonly inbox: InboxRow & { readonly recorded: boolean } }> = []
       const taken = new Set<number>()
       envelopes.forEach((e, index) => {
         const inbox = byId.get(e.inboxId)
@@ -145,7 +149,7 @@ export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/
       if (todo.length > 0) {
         const outcomes: ReadonlyArray<ReconcileResult> = yield* sql.withTransaction(
           todo.every((t) => t.inbox.kind === "inflow")
-            ? reconcileInflows(todo.map((t) => t.inbox))
+            ? reconcileInflows(todo.map((t) => t.inbox), new Set(todo.filter((t) => t.inbox.recorded).map((t) => t.inbox.id)))
             : Effect.forEach(todo, (t) => reconcileLocked(t.inbox))
         )
         todo.forEach((t, k) => (results[t.index] = outcomes[k]!))
