@@ -24,6 +24,12 @@ export interface AppConfig {
   readonly reconcilerPartitions: number
   /** Receiver fibers that commit inbox batches side by side. */
   readonly receiverCommitters: number
+  /**
+   * What this process runs: `all` (the HTTP API and the workers), `api` (the HTTP API and the receiver only) or
+   * `worker` (the reconciler, sweeper, outbox relay, webhook dispatch and table statistics; no HTTP). Split roles
+   * need DATABASE_URL and NATS_URL: the embedded database and the in-process bus live in one process.
+   */
+  readonly role: "all" | "api" | "worker"
 }
 
 const emptyAsNone = (c: Config.Config<Option.Option<string>>) =>
@@ -74,7 +80,13 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   receiverCommitters: Config.integer("RECEIVER_COMMITTERS").pipe(
     Config.withDefault(2),
     Config.validate({ message: "RECEIVER_COMMITTERS must be 1..16", validation: (n) => n >= 1 && n <= 16 })
-  )
-})
+  ),
+  role: Config.literal("all", "api", "worker")("SERVICE_ROLE").pipe(Config.withDefault("all" as const))
+}).pipe(
+  Config.validate({
+    message: "SERVICE_ROLE=api or worker needs DATABASE_URL and NATS_URL (the embedded database and the in-process bus live in one process)",
+    validation: (c) => c.role === "all" || (Option.isSome(c.databaseUrl) && Option.isSome(c.natsUrl))
+  })
+)
 
 export class AppConfigTag extends Effect.Tag("src/AppConfig")<AppConfigTag, AppConfig>() {}

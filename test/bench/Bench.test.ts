@@ -61,4 +61,22 @@ describe("the deposit benchmark (short run)", () => {
     },
     180_000
   )
+
+  it(
+    "runs as two processes too (SERVICE_ROLE=api and SERVICE_ROLE=worker): every accepted webhook reconciled exactly once",
+    async () => {
+      const r = await runBench(
+        ["--deposits", "300", "--accounts", "30", "--concurrency", "16", "--duplicates", "0.2", "--pgbench-seconds", "2", "--drain-seconds", "60", "--split-roles"],
+        170_000
+      )
+      const shown = `exit ${r.code}\nstdout:\n${r.stdout.slice(-6000)}\nstderr:\n${r.stderr.slice(-3000)}`
+      expect(r.code, shown).toBe(0)
+      expect(r.stdout, shown).toMatch(/service pid \d+ \+ \d+ on/)
+      const result = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as BenchResult
+      expect(result.lost, shown).toBe(0)
+      expect(result.doubled, shown).toBe(0)
+      expect(r.stdout).toMatch(/transactions: 300\b/)
+    },
+    180_000
+  )
 })

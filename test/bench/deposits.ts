@@ -17,13 +17,14 @@
  *   pgbenchTps                 pgbench's tps (without initial connection time)
  *   lost                       references answered 200 that have no transaction after the drain timeout
  *   doubled                    transactions beyond one per reference
- *   peakRssMb                  the service process's VmHWM
+ *   peakRssMb                  the service process's VmHWM (with --split-roles, the sum of both processes')
  * Everything it made (service, scratch databases, streams, temp files) is removed at the end, also on failure.
  *
  * More flags: --pgbench-seconds (15), --drain-seconds (60: once the sender is done, how long the reconciled count may
  * stand still before the missing deposits count as lost), --setup-concurrency (16), --cpu-prof-dir DIR (run the service under `node --cpu-prof`, profile written there),
  * --service-env K=V (repeatable; e.g. DB_POOL_SIZE=20), --keep-db (keep the service database for inspection),
- * --service-output (copy the service's log lines to stderr).
+ * --service-output (copy the service's log lines to stderr), --split-roles (run the service as two processes,
+ * SERVICE_ROLE=api and SERVICE_ROLE=worker; CPU, RSS and profiles then cover both).
  */
 import { Effect } from "effect"
 import { spawn, type ChildProcess } from "node:child_process"
@@ -62,6 +63,7 @@ interface Options {
   readonly serviceEnv: Record<string, string>
   readonly keepDb: boolean
   readonly serviceOutput: boolean
+  readonly splitRoles: boolean
 }
 
 const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -105,7 +107,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     if (!a.startsWith("--")) throw new Error(`unexpected argument ${JSON.stringify(a)}`)
     const eq = a.indexOf("=")
     const name = eq > 0 ? a.slice(2, eq) : a.slice(2)
-    if (name === "keep-db" || name === "service-output") {
+    if (name === "keep-db" || name === "service-output" || name === "split-roles") {
       flags.add(name)
       continue
     }
@@ -114,7 +116,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     values.set(name, [...(values.get(name) ?? []), value])
   }
   const known = ["deposits", "accounts", "concurrency", "duplicates", "pgbench-seconds", "drain-seconds", "setup-concurrency", "cpu-prof-dir", "service-env"]
-  for (const k of values.keys()) if (!known.includes(k)) throw new Error(`unknown flag --${k} (known: ${known.map((x) => `--${x}`).join(" ")} --keep-db --service-output)`)
+  for (const k of values.keys()) if (!known.includes(k)) throw new Error(`unknown flag --${k} (known: ${known.map((x) => `--${x}`).join(" ")} --keep-db --service-output --split-roles)`)
   const num = (name: string, dflt: number, ok: (n: number) => boolean) => {
     const raw = values.get(name)?.at(-1)
     const n = raw === undefined ? dflt : Number(raw)
@@ -140,7 +142,8 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     cpuProfDir: cpuProfDir === undefined ? undefined : path.resolve(cpuProfDir),
     serviceEnv,
     keepDb: flags.has("keep-db"),
-    serviceOutput: flags.has("service-output")
+    serviceOutput: flags.has("service-output"),
+    splitRoles: flags.has("split-roles")
   }
 }
 
@@ -262,6 +265,14 @@ const consumerDeliveries = (natsPrefix: string) =>
     ).pipe(Effect.provide(NatsLive(NATS_URL, "collections-bench")))
   )
 
+/** Pull requests the reconciler consumer has waiting: above 0 once a reconciler is pulling. */
+const consumerWaiting = (natsPrefix: string) =>
+  Effect.runPromise(
+    Effect.flatMap(Nats, (nc) =>
+      Effect.promise(async () => (await (await jetstreamManager(nc)).consumers.info(streamNames({ prefix: natsPrefix }).deposits, RECONCILER_DURABLE)).num_waiting)
+    ).pipe(Effect.provide(NatsLive(NATS_URL, "collections-bench")))
+  )
+
 /** CPU seconds used so far by every process on the machine, by pid, with its command name. */
 const processCpu = () => {
   const out = new Map<number, { readonly comm: string; readonly cpu: number }>()
@@ -288,13 +299,13 @@ const machineCpu = () => {
 
 /** Where the machine's CPU went between two snapshots: the service, Postgres, NATS, the sender, everything else. */
 const cpuSplit = (
-  before: ReturnType<typeof processCpu>, after: ReturnType<typeof processCpu>, servicePid: number | undefined, senderCpu: number
+  before: ReturnType<typeof processCpu>, after: ReturnType<typeof processCpu>, servicePids: ReadonlyArray<number | undefined>, senderCpu: number
 ) => {
   const split = { service: 0, postgres: 0, nats: 0, sender: senderCpu, other: 0 }
   for (const [pid, now] of after) {
     const used = now.cpu - (before.get(pid)?.cpu ?? 0)
     if (used <= 0) continue
-    if (pid === servicePid) split.service += used
+    if (servicePids.includes(pid)) split.service += used
     else if (now.comm === "postgres") split.postgres += used
     else if (now.comm === "nats-server") split.nats += used
     else split.other += used
@@ -356,28 +367,42 @@ const runPgbench = async (seconds: number, work: string, cleanups: Array<() => P
 
 const startService = async (opts: Options, databaseUrl: string, natsPrefix: string, dataDir: string) => {
   const port = await freePort()
-  const nodeArgs = opts.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProfDir}`] : []
-  const svc = run(process.execPath, [...SERVICE_NODE_FLAGS, ...nodeArgs, "--import", "tsx", path.join(REPO_ROOT, "src", "main.ts")], {
-    env: childEnv({
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      NATS_URL,
-      NATS_PREFIX: natsPrefix,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: "warn",
-      ...opts.serviceEnv
-    }),
-    ...(opts.serviceOutput ? { onLine: (l: string) => process.stderr.write(`service: ${l}\n`) } : {})
-  })
+  const spawnService = (role: "all" | "api" | "worker") => {
+    const nodeArgs = opts.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProfDir}`] : []
+    return run(process.execPath, [...SERVICE_NODE_FLAGS, ...nodeArgs, "--import", "tsx", path.join(REPO_ROOT, "src", "main.ts")], {
+      env: childEnv({
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        DATABASE_URL: databaseUrl,
+        NATS_URL,
+        NATS_PREFIX: natsPrefix,
+        DATA_DIR: dataDir,
+        LOG_LEVEL: "warn",
+        SERVICE_ROLE: role,
+        ...opts.serviceEnv
+      }),
+      ...(opts.serviceOutput ? { onLine: (l: string) => process.stderr.write(`service ${role}: ${l}\n`) } : {})
+    })
+  }
   const baseUrl = `http://127.0.0.1:${port}`
+  const svc = spawnService(opts.splitRoles ? "api" : "all")
   const deadline = Date.now() + 120_000
   for (;;) {
     if (!running(svc)) throw new Error(`the service exited before it listened:\n${svc.output()}`)
     if (Date.now() > deadline) throw new Error(`the service did not answer within 120 s:\n${svc.output()}`)
-    if (await fetch(`${baseUrl}/api/v1/dashboard/me`).then(() => true, () => false)) return { svc, baseUrl }
+    if (await fetch(`${baseUrl}/api/v1/dashboard/me`).then(() => true, () => false)) break
     await new Promise((r) => setTimeout(r, 250))
   }
+  if (!opts.splitRoles) return { processes: [svc], baseUrl }
+  // The worker, once the API has migrated the database; ready once its reconciler is pulling from the stream.
+  const worker = spawnService("worker")
+  for (;;) {
+    if (!running(worker)) throw new Error(`the worker exited before it started:\n${worker.output()}`)
+    if (Date.now() > deadline) throw new Error(`the worker did not start pulling within 120 s:\n${worker.output()}`)
+    if (await consumerWaiting(natsPrefix).then((n) => n > 0, () => false)) break
+    await new Promise((r) => setTimeout(r, 250))
+  }
+  return { processes: [svc, worker], baseUrl }
 }
 
 const expectStatus = (what: string, r: { status: number; body: unknown }, status: number) => {
@@ -491,9 +516,9 @@ const main = async (): Promise<number> => {
   const opts = parseArgs(process.argv.slice(2))
   const work = tempDir("collections-bench-")
   const cleanups: Array<() => Promise<void>> = [async () => fs.rmSync(work, { recursive: true, force: true })]
-  let service: Child | undefined
+  let services: ReadonlyArray<Child> = []
   const cleanUp = async () => {
-    if (service) await stop(service)
+    for (const svc of services) await stop(svc)
     for (const c of cleanups.reverse()) await c().catch((e: unknown) => log(`cleanup step failed: ${String(e)}`))
     cleanups.length = 0
   }
@@ -522,9 +547,10 @@ const main = async (): Promise<number> => {
     const dataDir = path.join(work, "data")
     fs.mkdirSync(dataDir)
     const started = await startService(opts, dbUrl(db), natsPrefix, dataDir)
-    service = started.svc
-    const pid = started.svc.child.pid
-    log(`service pid ${pid} on ${started.baseUrl}, database ${db}, NATS prefix ${natsPrefix}`)
+    services = started.processes
+    const pids = services.map((p) => p.child.pid)
+    const sum = (f: (pid: number | undefined) => number): number => pids.reduce<number>((a, pid) => a + f(pid), 0)
+    log(`service pid ${pids.join(" + ")} on ${started.baseUrl}, database ${db}, NATS prefix ${natsPrefix}`)
 
     // 3. Tenant and accounts.
     const tenant = await setUpTenant(started.baseUrl, opts)
@@ -542,16 +568,16 @@ const main = async (): Promise<number> => {
     // 4. Send from a separate process, watching the reconciled count meanwhile.
     const count = () => withDb(db, (c) => c.query<{ n: string }>(`SELECT count(*) AS n FROM transactions`)).then((r) => Number(r.rows[0]!.n))
     let rssMb = 0
-    const cpuAtStart = cpuSeconds(pid)
+    const cpuAtStart = sum(cpuSeconds)
     const processesAtStart = processCpu()
     const walAt = () => withAdmin((c) => c.query<{ lsn: string }>(`SELECT pg_current_wal_lsn()::text AS lsn`)).then((r) => r.rows[0]!.lsn)
     const walBytes = (from: string, to: string) => withAdmin((c) => c.query<{ n: string }>(`SELECT pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn)::bigint AS n`, [from, to])).then((r) => Number(r.rows[0]!.n))
     const walAtStart = await walAt()
     const machineAtStart = machineCpu()
-    const schedAtStart = schedSeconds(pid)
+    const schedAtStart = { running: sum((p) => schedSeconds(p).running), waiting: sum((p) => schedSeconds(p).waiting) }
     const wallAtStart = Date.now()
     const watch = setInterval(() => {
-      rssMb = Math.max(rssMb, peakRssMb(pid))
+      rssMb = Math.max(rssMb, sum(peakRssMb))
       count().then((n) => log(`reconciled ${n}/${plan.unique.length}`), () => undefined)
     }, 2_000)
     log(`sending ${plan.sends.length} webhooks (${plan.sends.length - plan.unique.length} repeats)`)
@@ -602,10 +628,10 @@ const main = async (): Promise<number> => {
       await new Promise((r) => setTimeout(r, 200))
     }
     clearInterval(watch)
-    rssMb = Math.max(rssMb, peakRssMb(pid))
-    const serviceCpu = cpuSeconds(pid) - cpuAtStart
+    rssMb = Math.max(rssMb, sum(peakRssMb))
+    const serviceCpu = sum(cpuSeconds) - cpuAtStart
     const machine = machineCpu()
-    const split = cpuSplit(processesAtStart, processCpu(), pid, results.cpuSeconds)
+    const split = cpuSplit(processesAtStart, processCpu(), pids, results.cpuSeconds)
     const wal = await walBytes(walAtStart, await walAt())
     log(`Postgres WAL while sending and draining: ${(wal / 1e6).toFixed(1)} MB, ${Math.round(wal / Math.max(1, plan.unique.length))} bytes per unique deposit`)
     const busy = machine.busy - machineAtStart.busy
@@ -613,7 +639,7 @@ const main = async (): Promise<number> => {
     log(`machine CPU while sending and draining: ${busy.toFixed(1)} of ${(machine.total - machineAtStart.total).toFixed(1)} cpu-s busy ` +
       `(${Math.round((100 * busy) / Math.max(0.01, machine.total - machineAtStart.total))}%); per unique deposit: ` +
       Object.entries(split).map(([k, v]) => `${k} ${perDeposit(v)}`).join(", "))
-    const sched = schedSeconds(pid)
+    const sched = { running: sum((p) => schedSeconds(p).running), waiting: sum((p) => schedSeconds(p).waiting) }
     const wall = (Date.now() - wallAtStart) / 1000
     await consumerDeliveries(natsPrefix).then(
       (c) => log(`reconciler consumer: ${c.messages} messages delivered, ${c.redeliveries} redeliveries`),
@@ -630,7 +656,7 @@ const main = async (): Promise<number> => {
       return { rows: rows.rows, doubled: Number(doubled.rows[0]!.n), inbox: inbox.rows[0]! }
     })
     log(`service CPU while sending and draining: ${serviceCpu.toFixed(1)} s in ${wall.toFixed(1)} s (${((serviceCpu * 1000) / Math.max(1, plan.sends.length)).toFixed(2)} ms per webhook); ` +
-      `its main thread ran ${(sched.running - schedAtStart.running).toFixed(1)} s and waited ${(sched.waiting - schedAtStart.waiting).toFixed(1)} s for a CPU`)
+      `its main thread(s) ran ${(sched.running - schedAtStart.running).toFixed(1)} s and waited ${(sched.waiting - schedAtStart.waiting).toFixed(1)} s for a CPU`)
     log(`inbox: ${outcome.inbox.total} rows, ${outcome.inbox.pending} not reconciled; transactions: ${outcome.rows.length}`)
 
     const reconciledAt = new Map(outcome.rows.map((r) => [r.reference, r.ms]))
@@ -649,7 +675,7 @@ const main = async (): Promise<number> => {
     if (reconciledUnique < plan.unique.length) log(`only ${reconciledUnique} of ${plan.unique.length} unique deposits reconciled`)
 
     // The service's peak RSS, read while it is still alive, then stop it (a graceful stop writes a CPU profile).
-    await stop(service)
+    for (const svc of services) await stop(svc)
     if (opts.cpuProfDir) log(`CPU profile written under ${opts.cpuProfDir}`)
 
     const result: BenchResult = {
@@ -669,7 +695,7 @@ const main = async (): Promise<number> => {
     return 0
   } catch (e) {
     log(`failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`)
-    if (service && running(service)) log(`service output (tail):\n${service.output().slice(-4000)}`)
+    for (const svc of services) if (running(svc)) log(`service output (tail):\n${svc.output().slice(-4000)}`)
     await cleanUp()
     return 1
   }

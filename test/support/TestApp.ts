@@ -31,6 +31,7 @@ export const testConfig = (overrides: Partial<AppConfig> = {}): AppConfig => ({
   dbPoolSize: 8,
   reconcilerPartitions: 4,
   receiverCommitters: 2,
+  role: "all",
   ...overrides
 })
 
