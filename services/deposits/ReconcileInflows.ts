@@ -34,7 +34,7 @@ export const transactionRowOf = (inbox: InboxRow, account: { readonly id: string
 }
 
 /**
- * Several inflows in ONE transaction: lock every account (in id order), read the risk windows (a statement each for
+ * Several inflows in ONE transaction: lock every account (in key order), read the risk windows (a statement each for
  * the whole batch), decide, then ONE statement that inserts the transactions, ledger legs and outbox events, moves
  * the running figures and marks the inbox rows. `recorded` holds the inbox ids whose reference already has a
  * transaction (the caller read that with the rows). The decisions are the same as applying the deposits one after
@@ -46,15 +46,22 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
     const results = new Array<ReconcileResult>(inboxes.length)
     const accountKey = (tenantId: string, mode: Mode, nuban: string) => `${tenantId}|${mode}|${nuban}`
     const refKey = (r: InboxRow) => `${r.tenantId}|${r.mode}|${r.providerReference}`
-    const keys = [...new Map(inboxes.map((r) => [accountKey(r.tenantId, r.mode, r.accountNumber), r])).values()]
+    // Locked one index probe per key (a plain join hashed a scan of every account), in key order: every batch
+    // takes its locks in the same order, so two batches that share accounts wait for each other, never deadlock.
+    const keys = [...new Map(inboxes.map((r) => [accountKey(r.tenantId, r.mode, r.accountNumber), r])).entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, r]) => r)
     const locked = yield* sql<LockedAccount & { readonly txNow: Date }>`
-      SELECT ${sql.literal(ACCOUNT_COLUMNS)}, t.risk_threshold, now() AS tx_now
-      FROM virtual_accounts va JOIN customers c ON c.id = va.customer_id JOIN tenants t ON t.id = va.tenant_id
-      JOIN unnest(${keys.map((k) => k.tenantId)}::text[], ${keys.map((k) => k.mode)}::text[], ${keys.map((k) => k.accountNumber)}::text[])
-        AS k(tenant_id, mode, nuban) ON va.tenant_id = k.tenant_id AND va.mode = k.mode AND va.nuban = k.nuban
-      WHERE va.status = 'Active'
-      ORDER BY va.id
-      FOR UPDATE OF va`
+      SELECT v.*, now() AS tx_now
+      FROM unnest(${keys.map((k) => k.tenantId)}::text[], ${keys.map((k) => k.mode)}::text[], ${keys.map((k) => k.accountNumber)}::text[])
+        WITH ORDINALITY AS k(tenant_id, mode, nuban, ord)
+      CROSS JOIN LATERAL (
+        SELECT ${sql.literal(ACCOUNT_COLUMNS)}, t.risk_threshold
+        FROM virtual_accounts va JOIN customers c ON c.id = va.customer_id JOIN tenants t ON t.id = va.tenant_id
+        WHERE va.nuban = k.nuban AND va.tenant_id = k.tenant_id AND va.mode = k.mode AND va.status = 'Active'
+        FOR UPDATE OF va
+      ) v
+      ORDER BY k.ord`
     const accounts = new Map(locked.map((a) => [accountKey(a.tenantId, a.mode, a.nuban!), a]))
     const recordedRefs = new Set(inboxes.filter((r) => recorded.has(r.id)).map(refKey))
 
