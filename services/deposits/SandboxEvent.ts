@@ -17,6 +17,31 @@ export const SandboxEvent = Schema.Struct({
 })
 export type SandboxEvent = typeof SandboxEvent.Type
 
+const optionalText = (v: unknown, max: number): string | null | false =>
+  v === undefined || v === null ? null : typeof v === "string" && v.length <= max ? v : false
+
+/**
+ * `SandboxEvent`'s decoding done by hand for the common case, with the same checks and the same output; undefined
+ * whenever anything is off, and the caller then decodes with the Schema (which words the failure). The receiver runs
+ * this on every webhook; the Schema's general machinery was ~3% of the service's CPU per deposit. A property test
+ * holds the two to each other (test/domain/SandboxEventDecode.test.ts).
+ */
+export const decodeSandboxEventFast = (r: Record<string, unknown>): SandboxEvent | undefined => {
+  const { event, merchantId, sessionId, accountNumber, amountKobo, paidAt } = r
+  if (typeof event !== "string" || typeof merchantId !== "string") return undefined
+  if (typeof sessionId !== "string" || sessionId.length < 1 || sessionId.length > 64) return undefined
+  if (typeof accountNumber !== "string" || !/^\d{10}$/.test(accountNumber)) return undefined
+  if (typeof amountKobo !== "number" || !Number.isSafeInteger(amountKobo) || amountKobo <= 0) return undefined
+  if (typeof paidAt !== "string" || Number.isNaN(Date.parse(paidAt))) return undefined
+  const senderName = optionalText(r.senderName, 200)
+  const senderAccountNumber = optionalText(r.senderAccountNumber, 20)
+  const senderBankCode = optionalText(r.senderBankCode, 10)
+  const narration = optionalText(r.narration, 500)
+  const reversedSessionId = optionalText(r.reversedSessionId, 64)
+  if (senderName === false || senderAccountNumber === false || senderBankCode === false || narration === false || reversedSessionId === false) return undefined
+  return { event, merchantId, sessionId, accountNumber, amountKobo, senderName, senderAccountNumber, senderBankCode, narration, paidAt, reversedSessionId }
+}
+
 export const INFLOW_EVENT = "transfer.inbound"
 export const REVERSAL_EVENT = "transfer.reversal"
 export const SIGNATURE_HEADER = "x-sandbox-signature"
