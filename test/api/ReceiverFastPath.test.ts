@@ -1,6 +1,7 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Metric } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Metric, Scope } from "effect"
+import { Receiver } from "../../services/deposits/Receiver.js"
 import { signSandboxEvent } from "../../services/deposits/SandboxEvent.js"
 import { MAX_BODY_BYTES } from "../../src/http/Problem.js"
 import { fastPathRequests } from "../../src/http/ReceiverFastPath.js"
@@ -70,5 +71,30 @@ describe("the receiver's fast path", () => {
       expect(fast.unknownProvider).toMatchObject({ status: 404, body: { code: "unknown_provider", type: "urn:collections:problem:unknown_provider", title: "Not Found" } })
       expect(fast.tooLarge).toMatchObject({ status: 413, contentType: "application/problem+json", body: { code: "payload_too_large", status: 413 } })
       expect((fast.wrongMethod as { status: number }).status).toBeGreaterThanOrEqual(404)
+    }), { timeout: 120_000 })
+
+  it.live("answers without a fiber once the merchant is known, and a webhook that comes as the service stops is interrupted (503), not dropped", () =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const app = yield* Layer.buildWithScope(makeTestApp(), scope)
+      const receiver = Context.get(app, Receiver)
+      const t = yield* testTenant.pipe(Effect.provide(app))
+      const va = yield* createAccount(t.token, "stop", "John Adeyemi", 150_000).pipe(Effect.provide(app))
+      const now = (body: Record<string, unknown>) =>
+        Effect.async<Exit.Exit<unknown, unknown> | "not taken">((resume) => {
+          const taken = receiver.receiveNow("sandbox", JSON.stringify(body), signSandboxEvent(t.webhookSecret, body), (exit) => resume(Effect.succeed(exit)))
+          if (!taken) resume(Effect.succeed("not taken"))
+        })
+
+      // A merchant not seen yet: left to the Effect path, which then keeps its credentials.
+      const first = eventBody(t, { accountNumber: va.nuban, amountKobo: 10_000 })
+      expect(yield* now(first)).toBe("not taken")
+      expect(yield* receiver.receive("sandbox", JSON.stringify(first), signSandboxEvent(t.webhookSecret, first))).toEqual({ result: "processed", reference: first.sessionId })
+      const second = eventBody(t, { accountNumber: va.nuban, amountKobo: 20_000 })
+      expect(yield* now(second)).toEqual(Exit.succeed({ result: "processed", reference: second.sessionId }))
+
+      yield* Scope.close(scope, Exit.void)
+      const late = yield* now(eventBody(t, { accountNumber: va.nuban, amountKobo: 30_000 }))
+      expect(late !== "not taken" && Exit.isFailure(late) && Cause.isInterruptedOnly(late.cause)).toBe(true)
     }), { timeout: 120_000 })
 })
