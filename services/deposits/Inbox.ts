@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Chunk, Effect, Queue } from "effect"
 import type { Mode } from "../../src/Config.js"
 import type { DepositEnvelope } from "../../streams/DepositBus.js"
 import type { SandboxEvent } from "./SandboxEvent.js"
@@ -27,7 +27,7 @@ export const envelopeOf = (r: Pick<InboxRow, "id" | "tenantId" | "mode" | "provi
 
 /** The Postgres inbox of provider events: the durable record a receiver answer rests on. */
 export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
-  effect: Effect.gen(function* () {
+  scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
     /** Inserts the event; undefined when the (tenant, mode, provider, reference) is already there. */
@@ -69,6 +69,35 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
       ids.length === 0 ? Effect.void : sql`UPDATE inbound_events SET published_at = now() WHERE id IN ${sql.in(ids)}`.pipe(Effect.asVoid, Effect.orDie)
 
     /**
+     * The receiver's published marks, written together once a second rather than one statement per inbox
+     * batch, and only on rows still unreconciled: the reconciler sets `published_at` with `reconciled_at` anyway (a
+     * reconciled event plainly reached the bus), and most deposits are reconciled before the mark is due, so most
+     * marks write nothing. The mark only keeps the sweeper from re-feeding a row in flight; the sweeper waits three
+     * seconds, so a late or lost mark costs at most a re-publish that JetStream de-duplicates.
+     */
+    const marks = yield* Queue.unbounded<number>()
+    const writeMarks = (ids: ReadonlyArray<number>) =>
+      ids.length === 0
+        ? Effect.void
+        // SKIP LOCKED: a row the reconciler holds is being reconciled, and gets its mark there; waiting for it
+        // would only make that reconciliation wait for this statement in turn.
+        : sql`UPDATE inbound_events SET published_at = now() WHERE id IN (
+            SELECT id FROM inbound_events WHERE id = ANY(${ids}::bigint[]) AND published_at IS NULL AND reconciled_at IS NULL
+            FOR UPDATE SKIP LOCKED)`.pipe(
+            Effect.asVoid,
+            Effect.catchAllCause((c) => Effect.logWarning("could not write published marks; the sweeper may re-feed those rows", c))
+          )
+    yield* Effect.addFinalizer(() => Effect.flatMap(Queue.takeAll(marks), (ids) => writeMarks(Chunk.toReadonlyArray(ids))))
+    // Idle until a mark arrives (no timer while nothing happens), then a second for the rest to gather.
+    yield* Queue.take(marks).pipe(
+      Effect.zipLeft(Effect.sleep("1 second")),
+      Effect.flatMap((first) => Effect.flatMap(Queue.takeAll(marks), (rest) => writeMarks([first, ...Chunk.toReadonlyArray(rest)]))),
+      Effect.forever,
+      Effect.forkScoped
+    )
+    const notePublished = (ids: ReadonlyArray<number>) => Queue.offerAll(marks, ids).pipe(Effect.asVoid)
+
+    /**
      * Rows the bus may have lost: never published and older than a few seconds, or published long enough ago
      * (beyond JetStream's de-duplication window) without being reconciled. A row the reconciler gave up on (poison)
      * is left to the operator's replay, so nothing is retried forever.
@@ -88,6 +117,6 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
         WHERE id >= ${fromId} ORDER BY id LIMIT ${limit}`
     }, Effect.orDie)
 
-    return { insert, insertMany, markPublished, unreconciled, fromId } as const
+    return { insert, insertMany, markPublished, notePublished, unreconciled, fromId } as const
   })
 }) {}

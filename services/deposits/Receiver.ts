@@ -68,8 +68,9 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
 
     /**
      * Group commit: the events that arrive together share ONE inbox statement (which also tells which NUBANs are
-     * known), so one commit (then one publish round and one published mark). Each caller is answered only after the commit holding its
-     * event. With little traffic a batch is a single event and nothing waits for company.
+     * known), so one commit, then one publish round (the published marks are written later, together: see Inbox).
+     * Each caller is answered only after the commit holding its event. With little traffic a batch is a single event
+     * and nothing waits for company.
      */
     const acceptBatch = (batch: ReadonlyArray<Arrival>) =>
       Effect.gen(function* () {
@@ -86,7 +87,7 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
         if (fresh.length > 0) {
           // The inbox rows are the durable record; a failed publish only delays the deposits until the sweeper re-feeds them.
           yield* bus.publish(fresh).pipe(
-            Effect.zipRight(inbox.markPublished(fresh.map((e) => e.inboxId))),
+            Effect.zipRight(inbox.notePublished(fresh.map((e) => e.inboxId))),
             Effect.catchAll((e) => Effect.logWarning(`${fresh.length} deposits are in the inbox; publishing deferred to the sweeper: ${e.message}`))
           )
         }

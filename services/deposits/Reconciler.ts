@@ -82,7 +82,7 @@ export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/
         const account = yield* lockAccount(inbox.tenantId, inbox.mode, inbox.accountNumber)
         const existing = yield* sql`SELECT 1 FROM transactions WHERE tenant_id = ${inbox.tenantId} AND mode = ${inbox.mode} AND reference = ${inbox.providerReference}`
         if (existing.length > 0) {
-          yield* sql`UPDATE inbound_events SET reconciled_at = COALESCE(reconciled_at, now()) WHERE id = ${inbox.id}`
+          yield* sql`UPDATE inbound_events SET reconciled_at = COALESCE(reconciled_at, now()), published_at = COALESCE(published_at, now()) WHERE id = ${inbox.id}`
           return "already-reconciled" as const
         }
         const context: AccountContext | null = account
@@ -108,7 +108,7 @@ export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/
             WHERE id = ${account.id} RETURNING amount_paid_kobo, first_activity_at`
           accountAfter = { ...account, ...updated! }
         }
-        yield* sql`UPDATE inbound_events SET reconciled_at = now() WHERE id = ${inbox.id}`
+        yield* sql`UPDATE inbound_events SET reconciled_at = now(), published_at = COALESCE(published_at, now()) WHERE id = ${inbox.id}`
         const transaction = toTransaction(row!)
         const data = { transaction, account: accountAfter ? toVirtualAccount(accountAfter) : null, risk: outcome.risk }
         const subjectKey = account?.accountRef ?? inbox.accountNumber
