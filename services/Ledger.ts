@@ -7,16 +7,12 @@ import { isBalanced, type Leg } from "../src/domain/Ledger.js"
 export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const post = Effect.fn("Ledger.post")(function* (tenantId: string, mode: Mode, journalId: string, legs: ReadonlyArray<Leg>) {
-      if (legs.length === 0) return
-      if (!isBalanced(legs)) return yield* Effect.dieMessage(`unbalanced journal ${journalId}: ${JSON.stringify(legs)}`)
-      yield* sql`INSERT INTO ledger_entries ${sql.insert(legs.map((l) => ({ tenantId, mode, journalId, account: l.account, amountKobo: l.amountKobo })))}`
-    })
+    type Journal = { readonly tenantId: string; readonly mode: Mode; readonly journalId: string; readonly legs: ReadonlyArray<Leg> }
     /**
      * The INSERT of several balanced journals, for a caller that runs it in a statement of its own (say, as one
      * part of a multi-table write); undefined when there is nothing to write. Dies on an unbalanced journal.
      */
-    const insertMany = (journals: ReadonlyArray<{ readonly tenantId: string; readonly mode: Mode; readonly journalId: string; readonly legs: ReadonlyArray<Leg> }>) =>
+    const insertMany = (journals: ReadonlyArray<Journal>) =>
       Effect.gen(function* () {
         for (const j of journals) {
           if (!isBalanced(j.legs)) return yield* Effect.dieMessage(`unbalanced journal ${j.journalId}: ${JSON.stringify(j.legs)}`)
@@ -24,11 +20,9 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
         const rows = journals.flatMap((j) => j.legs.map((l) => ({ tenantId: j.tenantId, mode: j.mode, journalId: j.journalId, account: l.account, amountKobo: l.amountKobo })))
         return rows.length === 0 ? undefined : sql`INSERT INTO ledger_entries ${sql.insert(rows)}`
       })
-    /** Several balanced journals in one statement, inside the caller's transaction. */
-    const postMany = Effect.fn("Ledger.postMany")(function* (
-      journals: ReadonlyArray<{ readonly tenantId: string; readonly mode: Mode; readonly journalId: string; readonly legs: ReadonlyArray<Leg> }>
-    ) {
-      const insert = yield* insertMany(journals)
+    /** One balanced journal, inside the caller's transaction. */
+    const post = Effect.fn("Ledger.post")(function* (tenantId: string, mode: Mode, journalId: string, legs: ReadonlyArray<Leg>) {
+      const insert = yield* insertMany([{ tenantId, mode, journalId, legs }])
       if (insert) yield* insert
     })
     const balance = Effect.fn("Ledger.balance")(function* (tenantId: string, mode: Mode, account: string) {
@@ -36,6 +30,6 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
         SELECT COALESCE(sum(amount_kobo), 0)::bigint AS balance FROM ledger_entries WHERE tenant_id = ${tenantId} AND mode = ${mode} AND account = ${account}`
       return rows[0]!.balance
     })
-    return { post, postMany, insertMany, balance } as const
+    return { post, insertMany, balance } as const
   })
 }) {}

@@ -16,7 +16,8 @@ export type ReceiverFailure = NotFound | BadRequest | Unauthorized
 const badSignature = () =>
   new Unauthorized({ code: "invalid_signature", message: "Missing or invalid X-Sandbox-Signature for this merchant." })
 
-type Accepted = { readonly result: "processed" | "duplicate" | "unmatched"; readonly reference: string }
+/** The answer for an event that passed the checks (the reference is its session id). */
+type Accepted = { readonly result: ReceiverResult; readonly reference: string }
 
 /** An event waiting for the inbox commit that will hold it; `answer` is called once, after that commit (or on stop). */
 interface Arrival {
@@ -120,12 +121,18 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
       )
     }
 
+    /**
+     * A verified event's way in: answered at once when it is neither an inflow nor a reversal, otherwise queued for
+     * the next inbox commit (or answered interrupted when the service is stopping).
+     */
+    const submit = (creds: ProviderCredentials, event: SandboxEvent, answer: (exit: Exit.Exit<Accepted>) => void) => {
+      if (event.event !== INFLOW_EVENT && event.event !== REVERSAL_EVENT) answer(Exit.succeed({ result: "ignored", reference: event.sessionId }))
+      else if (!Queue.unsafeOffer(arrivals, { creds, event, answer })) answer(Exit.interrupt(FiberId.none))
+    }
+
     /** Shared by the receiver and the simulator: nothing downstream can tell them apart. */
     const accept = Effect.fn("Receiver.accept")(function* (creds: ProviderCredentials, event: SandboxEvent) {
-      if (event.event !== INFLOW_EVENT && event.event !== REVERSAL_EVENT) return { result: "ignored" as const, reference: event.sessionId }
-      return yield* Effect.async<Accepted>((resume) => {
-        if (!Queue.unsafeOffer(arrivals, { creds, event, answer: resume })) resume(Effect.interrupt)
-      })
+      return yield* Effect.async<Accepted, never, never>((resume) => submit(creds, event, resume))
     })
 
     /**
@@ -185,12 +192,7 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
       }
       const decoded = decodeEvent(record)
       if (decoded._tag === "Left") return false
-      const event = decoded.right
-      if (event.event !== INFLOW_EVENT && event.event !== REVERSAL_EVENT) {
-        done(Exit.succeed({ result: "ignored", reference: event.sessionId }))
-        return true
-      }
-      if (!Queue.unsafeOffer(arrivals, { creds, event, answer: done })) done(Exit.interrupt(FiberId.none))
+      submit(creds, decoded.right, done)
       return true
     }
 

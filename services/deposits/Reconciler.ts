@@ -7,10 +7,11 @@ import { PAYER_REUSE_WINDOW_MS, VELOCITY_WINDOW_MS } from "../../src/domain/Risk
 import type { DepositEnvelope } from "../../streams/DepositBus.js"
 import { Ledger } from "../Ledger.js"
 import { Outbox } from "../Outbox.js"
-import { toTransaction, TRANSACTION_COLUMNS, type TransactionRow } from "../Transactions.js"
-import { toVirtualAccount, type VirtualAccountRow } from "../VirtualAccounts.js"
+import { TRANSACTION_COLUMNS, type TransactionRow } from "../Transactions.js"
+import type { VirtualAccountRow } from "../VirtualAccounts.js"
 import type { InboxRow } from "./Inbox.js"
-import { ACCOUNT_COLUMNS, type LockedAccount, type ReconcileResult, reconcileInflowsLocked, transactionRowOf } from "./ReconcileInflows.js"
+import { ACCOUNT_COLUMNS, depositEvents, INBOX_RECONCILED, type LockedAccount, type ReconcileResult, transactionRowOf } from "./DepositRows.js"
+import { reconcileInflowsLocked } from "./ReconcileInflows.js"
 import { INFLOW_EVENT } from "./SandboxEvent.js"
 
 export type { ReconcileResult }
@@ -82,7 +83,7 @@ export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/
         const account = yield* lockAccount(inbox.tenantId, inbox.mode, inbox.accountNumber)
         const existing = yield* sql`SELECT 1 FROM transactions WHERE tenant_id = ${inbox.tenantId} AND mode = ${inbox.mode} AND reference = ${inbox.providerReference}`
         if (existing.length > 0) {
-          yield* sql`UPDATE inbound_events SET reconciled_at = COALESCE(reconciled_at, now()), published_at = COALESCE(published_at, now()) WHERE id = ${inbox.id}`
+          yield* sql`UPDATE inbound_events SET ${sql.literal(INBOX_RECONCILED)} WHERE id = ${inbox.id}`
           return "already-reconciled" as const
         }
         const context: AccountContext | null = account
@@ -108,14 +109,8 @@ export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/
             WHERE id = ${account.id} RETURNING amount_paid_kobo, first_activity_at`
           accountAfter = { ...account, ...updated! }
         }
-        yield* sql`UPDATE inbound_events SET reconciled_at = now(), published_at = COALESCE(published_at, now()) WHERE id = ${inbox.id}`
-        const transaction = toTransaction(row!)
-        const data = { transaction, account: accountAfter ? toVirtualAccount(accountAfter) : null, risk: outcome.risk }
-        const subjectKey = account?.accountRef ?? inbox.accountNumber
-        yield* outbox.stage([
-          { tenantId: inbox.tenantId, mode: inbox.mode, type: "deposit.reconciled", subjectKey, data },
-          ...(outcome.status === "PendingReview" ? [{ tenantId: inbox.tenantId, mode: inbox.mode, type: "transaction.review_required", subjectKey, data }] : [])
-        ])
+        yield* sql`UPDATE inbound_events SET ${sql.literal(INBOX_RECONCILED)} WHERE id = ${inbox.id}`
+        yield* outbox.stage(depositEvents(inbox, account, outcome, row!, accountAfter))
         return "reconciled" as const
       })
 

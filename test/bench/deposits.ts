@@ -38,6 +38,7 @@ import { deleteTopology } from "../../streams/JetStream.js"
 import { Nats, NatsLive } from "../../streams/Nats.js"
 import { RECONCILER_DURABLE, streamNames } from "../../streams/Topology.js"
 import { childEnv, freePort, http, REPO_ROOT, SERVICE_NODE_FLAGS, tempDir } from "../support/Processes.js"
+import { ADMIN_URL, createScratchDatabase, databaseUrl, dropScratchDatabase, withAdmin, withClient } from "../support/TestDatabase.js"
 import type { SenderPlan, SenderResults } from "./sender.js"
 
 export interface BenchResult {
@@ -66,7 +67,6 @@ interface Options {
   readonly splitRoles: boolean
 }
 
-const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const NATS_URL = process.env.TEST_NATS_URL ?? "127.0.0.1:4222"
 const PASSWORD = "correct horse battery staple"
 const FIRST_NAMES = [
@@ -150,43 +150,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
 // ---------------------------------------------------------------------------------------------------------------
 // Postgres scratch databases
 
-const withAdmin = async <A>(f: (c: pg.Client) => Promise<A>): Promise<A> => {
-  const client = new pg.Client({ connectionString: ADMIN_URL })
-  await client.connect()
-  try {
-    return await f(client)
-  } finally {
-    await client.end()
-  }
-}
-
-const dbUrl = (name: string) => {
-  const url = new URL(ADMIN_URL)
-  url.pathname = `/${name}`
-  return url.toString()
-}
-
-const createDatabase = async (prefix: string) => {
-  const name = `${prefix}_${Date.now().toString(36)}_${crypto.randomBytes(3).toString("hex")}`
-  await withAdmin((c) => c.query(`CREATE DATABASE ${name}`))
-  return name
-}
-
-const dropDatabase = (name: string) =>
-  withAdmin(async (c) => {
-    await c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name])
-    await c.query(`DROP DATABASE IF EXISTS ${name}`)
-  })
-
-const withDb = async <A>(name: string, f: (c: pg.Client) => Promise<A>): Promise<A> => {
-  const client = new pg.Client({ connectionString: dbUrl(name) })
-  await client.connect()
-  try {
-    return await f(client)
-  } finally {
-    await client.end()
-  }
-}
+const withDb = <A>(name: string, f: (c: pg.Client) => Promise<A>): Promise<A> => withClient(databaseUrl(name), f)
 
 // ---------------------------------------------------------------------------------------------------------------
 // Child processes
@@ -254,24 +218,20 @@ const cpuSeconds = (pid: number | undefined) => {
   }
 }
 
-/** The reconciler consumer's deliveries: how many messages, and how many deliveries beyond one per message. */
-const consumerDeliveries = (natsPrefix: string) =>
+/** The reconciler consumer's state on the server (connecting for the one question). */
+const reconcilerConsumer = (natsPrefix: string) =>
   Effect.runPromise(
     Effect.flatMap(Nats, (nc) =>
-      Effect.promise(async () => {
-        const info = await (await jetstreamManager(nc)).consumers.info(streamNames({ prefix: natsPrefix }).deposits, RECONCILER_DURABLE)
-        return { messages: info.delivered.stream_seq, redeliveries: info.delivered.consumer_seq - info.delivered.stream_seq }
-      })
+      Effect.promise(async () => (await jetstreamManager(nc)).consumers.info(streamNames({ prefix: natsPrefix }).deposits, RECONCILER_DURABLE))
     ).pipe(Effect.provide(NatsLive(NATS_URL, "collections-bench")))
   )
 
+/** The reconciler consumer's deliveries: how many messages, and how many deliveries beyond one per message. */
+const consumerDeliveries = (natsPrefix: string) =>
+  reconcilerConsumer(natsPrefix).then((info) => ({ messages: info.delivered.stream_seq, redeliveries: info.delivered.consumer_seq - info.delivered.stream_seq }))
+
 /** Pull requests the reconciler consumer has waiting: above 0 once a reconciler is pulling. */
-const consumerWaiting = (natsPrefix: string) =>
-  Effect.runPromise(
-    Effect.flatMap(Nats, (nc) =>
-      Effect.promise(async () => (await (await jetstreamManager(nc)).consumers.info(streamNames({ prefix: natsPrefix }).deposits, RECONCILER_DURABLE)).num_waiting)
-    ).pipe(Effect.provide(NatsLive(NATS_URL, "collections-bench")))
-  )
+const consumerWaiting = (natsPrefix: string) => reconcilerConsumer(natsPrefix).then((info) => info.num_waiting)
 
 /** CPU seconds used so far by every process on the machine, by pid, with its command name. */
 const processCpu = () => {
@@ -338,8 +298,8 @@ COMMIT;
 `
 
 const runPgbench = async (seconds: number, work: string, cleanups: Array<() => Promise<void>>) => {
-  const db = await createDatabase("bench_pg")
-  cleanups.push(() => dropDatabase(db))
+  const db = await createScratchDatabase("bench_pg")
+  cleanups.push(() => dropScratchDatabase(db))
   await withDb(db, async (c) => {
     await c.query(`CREATE TABLE bench_deposits (
       id bigserial PRIMARY KEY, account_id integer NOT NULL, reference text NOT NULL UNIQUE,
@@ -357,7 +317,7 @@ const runPgbench = async (seconds: number, work: string, cleanups: Array<() => P
   const out = p.output()
   const m = /tps = ([0-9.]+) \(without initial connection time\)/.exec(out) ?? /tps = ([0-9.]+)/.exec(out)
   if (code !== 0 || !m) throw new Error(`pgbench failed (exit ${code}):\n${out}`)
-  await dropDatabase(db)
+  await dropScratchDatabase(db)
   cleanups.splice(cleanups.length - 1, 1)
   return Number(m[1])
 }
@@ -537,8 +497,8 @@ const main = async (): Promise<number> => {
     log(`pgbench: ${pgbenchTps.toFixed(1)} tps`)
 
     // 2. The service on its own database and NATS prefix.
-    const db = await createDatabase("bench_svc")
-    if (!opts.keepDb) cleanups.push(() => dropDatabase(db))
+    const db = await createScratchDatabase("bench_svc")
+    if (!opts.keepDb) cleanups.push(() => dropScratchDatabase(db))
     else log(`keeping database ${db}`)
     const natsPrefix = `bench${crypto.randomBytes(5).toString("hex")}.`
     cleanups.push(() =>
@@ -546,7 +506,7 @@ const main = async (): Promise<number> => {
     )
     const dataDir = path.join(work, "data")
     fs.mkdirSync(dataDir)
-    const started = await startService(opts, dbUrl(db), natsPrefix, dataDir)
+    const started = await startService(opts, databaseUrl(db), natsPrefix, dataDir)
     services = started.processes
     const pids = services.map((p) => p.child.pid)
     const sum = (f: (pid: number | undefined) => number): number => pids.reduce<number>((a, pid) => a + f(pid), 0)
@@ -574,7 +534,8 @@ const main = async (): Promise<number> => {
     const walBytes = (from: string, to: string) => withAdmin((c) => c.query<{ n: string }>(`SELECT pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn)::bigint AS n`, [from, to])).then((r) => Number(r.rows[0]!.n))
     const walAtStart = await walAt()
     const machineAtStart = machineCpu()
-    const schedAtStart = { running: sum((p) => schedSeconds(p).running), waiting: sum((p) => schedSeconds(p).waiting) }
+    const schedOfService = () => pids.map(schedSeconds).reduce((a, b) => ({ running: a.running + b.running, waiting: a.waiting + b.waiting }), { running: 0, waiting: 0 })
+    const schedAtStart = schedOfService()
     const wallAtStart = Date.now()
     const watch = setInterval(() => {
       rssMb = Math.max(rssMb, sum(peakRssMb))
@@ -639,7 +600,7 @@ const main = async (): Promise<number> => {
     log(`machine CPU while sending and draining: ${busy.toFixed(1)} of ${(machine.total - machineAtStart.total).toFixed(1)} cpu-s busy ` +
       `(${Math.round((100 * busy) / Math.max(0.01, machine.total - machineAtStart.total))}%); per unique deposit: ` +
       Object.entries(split).map(([k, v]) => `${k} ${perDeposit(v)}`).join(", "))
-    const sched = { running: sum((p) => schedSeconds(p).running), waiting: sum((p) => schedSeconds(p).waiting) }
+    const sched = schedOfService()
     const wall = (Date.now() - wallAtStart) / 1000
     await consumerDeliveries(natsPrefix).then(
       (c) => log(`reconciler consumer: ${c.messages} messages delivered, ${c.redeliveries} redeliveries`),

@@ -1,0 +1,64 @@
+import type { DepositOutcome } from "../../src/domain/DepositDecision.js"
+import { normalisePayerName } from "../../src/domain/Reconciliation.js"
+import type { StagedEvent } from "../Outbox.js"
+import { toTransaction, type TransactionRow } from "../Transactions.js"
+import { toVirtualAccount, type VirtualAccountRow } from "../VirtualAccounts.js"
+import type { InboxRow } from "./Inbox.js"
+
+// What the reconciler reads and writes for a deposit; shared by the single and the batched path.
+
+export type ReconcileResult = "reconciled" | "already-reconciled" | "missing-inbox-row"
+
+export type LockedAccount = VirtualAccountRow & { readonly riskThreshold: number }
+
+export const ACCOUNT_COLUMNS = `va.id, va.tenant_id, va.mode, va.account_ref, va.customer_id, va.request_fingerprint, va.status,
+  false AS lease_expired, va.nuban, va.bank_code, va.bank_name, va.account_name, c.name, c.email, c.phone, va.expected_amount_kobo,
+  va.expiry_date_utc, va.sub_merchant_ref, va.amount_paid_kobo, va.first_activity_at, va.created_at`
+
+/**
+ * The SET list that marks inbox rows reconciled. A reconciled event plainly reached the bus, so it is marked
+ * published too (the receiver's own published marks skip rows already reconciled).
+ */
+export const INBOX_RECONCILED = "reconciled_at = COALESCE(reconciled_at, now()), published_at = COALESCE(published_at, now())"
+
+/** The transactions row for one decided deposit. */
+export const transactionRowOf = (inbox: InboxRow, account: { readonly id: string; readonly accountRef: string } | undefined | null, outcome: DepositOutcome, paidAt: Date) => {
+  const event = inbox.payload
+  return {
+    tenantId: inbox.tenantId, mode: inbox.mode, provider: inbox.provider, reference: inbox.providerReference, inboundEventId: inbox.id,
+    virtualAccountId: account?.id ?? null, accountRef: account?.accountRef ?? null, nuban: inbox.accountNumber,
+    kind: inbox.kind, amountKobo: event.amountKobo, appliedKobo: outcome.appliedKobo, surplusKobo: outcome.surplusKobo,
+    status: outcome.status, reconciliationStatus: outcome.reconciliationStatus, riskScore: outcome.risk.score,
+    riskReasons: JSON.stringify(outcome.risk.reasons), senderName: event.senderName,
+    senderNameKey: event.senderName ? normalisePayerName(event.senderName) || null : null,
+    senderAccountNumber: event.senderAccountNumber, senderBankCode: event.senderBankCode, narration: event.narration,
+    paidAt, reversedReference: event.reversedSessionId, amountPaidAfterKobo: outcome.amountPaidAfterKobo, paymentStateAfter: outcome.paymentStateAfter
+  }
+}
+
+/**
+ * The stored row a freshly inserted transaction reads back as, from what was written and what Postgres assigns
+ * (`reconciled_at`, the transaction's `now()`); the id is not part of any event. A test holds it to a real read.
+ */
+export const insertedTransactionRow = (v: ReturnType<typeof transactionRowOf>, outcome: DepositOutcome, reconciledAt: Date): TransactionRow => ({
+  id: 0, tenantId: v.tenantId, mode: v.mode, reference: v.reference, virtualAccountId: v.virtualAccountId, accountRef: v.accountRef,
+  nuban: v.nuban, kind: v.kind, amountKobo: v.amountKobo, appliedKobo: v.appliedKobo, reversedKobo: 0, surplusKobo: v.surplusKobo,
+  status: v.status, reconciliationStatus: v.reconciliationStatus, riskScore: v.riskScore, riskReasons: outcome.risk.reasons,
+  senderName: v.senderName, senderAccountNumber: v.senderAccountNumber, senderBankCode: v.senderBankCode, narration: v.narration,
+  paidAt: v.paidAt, reconciledAt, reversedReference: v.reversedReference,
+  reviewDecision: null, reviewNote: null, reviewedBy: null, reviewedAt: null
+})
+
+/** The events a reconciled deposit stages: `deposit.reconciled`, and `transaction.review_required` when it is held. */
+export const depositEvents = (
+  inbox: Pick<InboxRow, "tenantId" | "mode" | "accountNumber">,
+  account: { readonly accountRef: string } | undefined | null,
+  outcome: DepositOutcome,
+  transaction: TransactionRow,
+  accountAfter: VirtualAccountRow | undefined
+): Array<StagedEvent> => {
+  const data = { transaction: toTransaction(transaction), account: accountAfter ? toVirtualAccount(accountAfter) : null, risk: outcome.risk }
+  const subjectKey = account?.accountRef ?? inbox.accountNumber
+  const event = (type: string): StagedEvent => ({ tenantId: inbox.tenantId, mode: inbox.mode, type, subjectKey, data })
+  return outcome.status === "PendingReview" ? [event("deposit.reconciled"), event("transaction.review_required")] : [event("deposit.reconciled")]
+}
