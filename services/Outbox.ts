@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import type { Mode } from "../src/Config.js"
+import { type Column, insertFromJson } from "../src/db/InsertFromJson.js"
 import { newId } from "../src/domain/Ids.js"
 
 /** The envelope every event follows, on webhooks and on the RECONCILED stream alike. */
@@ -21,6 +22,13 @@ export interface StagedEvent {
   readonly data: unknown
 }
 
+type Prepared = { readonly tenantId: string; readonly subjectKey: string; readonly envelope: EventEnvelope }
+
+const OUTBOX_COLUMNS: ReadonlyArray<Column<Prepared>> = [
+  ["event_id", "text", (e) => e.envelope.id], ["tenant_id", "text", (e) => e.tenantId], ["mode", "text", (e) => e.envelope.mode],
+  ["event_type", "text", (e) => e.envelope.type], ["subject_key", "text", (e) => e.subjectKey], ["envelope", "json", (e) => JSON.stringify(e.envelope)]
+]
+
 /**
  * Stages events in the caller's transaction; fibers in streams/ and services/webhooks drain them after commit, each
  * deleting its own `outbox_pending` rows as it goes.
@@ -35,21 +43,14 @@ export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
      * level, so the caller names them there.)
      */
     const prepare = (events: ReadonlyArray<StagedEvent>, createdAt: string) => {
-      const envelopes = events.map((e) => ({
+      const envelopes = events.map((e): Prepared => ({
         tenantId: e.tenantId,
         subjectKey: e.subjectKey,
         envelope: { id: newId("evt"), type: e.type, createdAt, mode: e.mode, data: e.data } satisfies EventEnvelope
       }))
       return {
         envelopes: envelopes.map((e) => e.envelope),
-        insertEvents: sql`INSERT INTO outbox ${sql.insert(envelopes.map((e) => ({
-          eventId: e.envelope.id,
-          tenantId: e.tenantId,
-          mode: e.envelope.mode,
-          eventType: e.envelope.type,
-          subjectKey: e.subjectKey,
-          envelope: JSON.stringify(e.envelope)
-        })))} RETURNING id`,
+        insertEvents: sql`${insertFromJson(sql, "outbox", OUTBOX_COLUMNS, envelopes)} RETURNING id`,
         insertPending: (from: string) =>
           sql`INSERT INTO outbox_pending (consumer, outbox_id) SELECT c.consumer, o.id FROM ${sql(from)} o CROSS JOIN (VALUES ('relay'), ('webhooks')) AS c(consumer)`
       }

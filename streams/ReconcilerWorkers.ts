@@ -94,10 +94,18 @@ const make = Effect.gen(function* () {
       Effect.forkScoped
     )
   }
+  // A chunk at a time (whatever the bus has buffered): one offer per partition, not an effect per message.
   yield* bus.deliveries.pipe(
-    Stream.runForEach((d) => {
-      const key = isDecoded(d.envelope) ? `${d.envelope.tenantId}:${d.envelope.mode}:${d.envelope.accountNumber}` : d.subject
-      return Queue.offer(queues[partitionOf(key, partitions)]!, d)
+    Stream.runForEachChunk((chunk) => {
+      const byPartition = queues.map((): Array<Delivery> => [])
+      for (const d of chunk) {
+        const key = isDecoded(d.envelope) ? `${d.envelope.tenantId}:${d.envelope.mode}:${d.envelope.accountNumber}` : d.subject
+        byPartition[partitionOf(key, partitions)]!.push(d)
+      }
+      return Effect.forEach(queues, (q, i) => {
+        const ds = byPartition[i]!
+        return ds.length === 0 ? Effect.void : Queue.offerAll(q, ds)
+      }, { discard: true })
     }),
     Effect.tapErrorCause((c) => Effect.logError("deposit consumer stopped; restarting", c)),
     Effect.retry(Schedule.spaced("1 second")),

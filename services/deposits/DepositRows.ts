@@ -1,3 +1,4 @@
+import type { Column } from "../../src/db/InsertFromJson.js"
 import type { DepositOutcome } from "../../src/domain/DepositDecision.js"
 import { normalisePayerName } from "../../src/domain/Reconciliation.js"
 import type { StagedEvent } from "../Outbox.js"
@@ -35,6 +36,23 @@ export const transactionRowOf = (inbox: InboxRow, account: { readonly id: string
     paidAt, reversedReference: event.reversedSessionId, amountPaidAfterKobo: outcome.amountPaidAfterKobo, paymentStateAfter: outcome.paymentStateAfter
   }
 }
+
+type TransactionValues = ReturnType<typeof transactionRowOf>
+
+/** The columns of a batch's transactions insert (`insertFromJson`), from the same values `transactionRowOf` gives. */
+export const TRANSACTION_INSERT_COLUMNS: ReadonlyArray<Column<TransactionValues>> = [
+  ["tenant_id", "text", (v) => v.tenantId], ["mode", "text", (v) => v.mode], ["provider", "text", (v) => v.provider],
+  ["reference", "text", (v) => v.reference], ["inbound_event_id", "int8", (v) => v.inboundEventId],
+  ["virtual_account_id", "text", (v) => v.virtualAccountId], ["account_ref", "text", (v) => v.accountRef], ["nuban", "text", (v) => v.nuban],
+  ["kind", "text", (v) => v.kind], ["amount_kobo", "int8", (v) => v.amountKobo], ["applied_kobo", "int8", (v) => v.appliedKobo],
+  ["surplus_kobo", "int8", (v) => v.surplusKobo], ["status", "text", (v) => v.status],
+  ["reconciliation_status", "text", (v) => v.reconciliationStatus], ["risk_score", "int4", (v) => v.riskScore],
+  ["risk_reasons", "jsonb", (v) => v.riskReasons], ["sender_name", "text", (v) => v.senderName],
+  ["sender_name_key", "text", (v) => v.senderNameKey], ["sender_account_number", "text", (v) => v.senderAccountNumber],
+  ["sender_bank_code", "text", (v) => v.senderBankCode], ["narration", "text", (v) => v.narration], ["paid_at", "timestamptz", (v) => v.paidAt],
+  ["reversed_reference", "text", (v) => v.reversedReference], ["amount_paid_after_kobo", "int8", (v) => v.amountPaidAfterKobo],
+  ["payment_state_after", "text", (v) => v.paymentStateAfter]
+]
 
 /**
  * The stored row a freshly inserted transaction reads back as, from what was written and what Postgres assigns

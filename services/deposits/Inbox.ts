@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Chunk, Effect, Queue } from "effect"
 import type { Mode } from "../../src/Config.js"
+import { type Column, insertFromJson } from "../../src/db/InsertFromJson.js"
 import type { DepositEnvelope } from "../../streams/DepositBus.js"
 import type { SandboxEvent } from "./SandboxEvent.js"
 
@@ -24,6 +25,12 @@ export const envelopeOf = (r: Pick<InboxRow, "id" | "tenantId" | "mode" | "provi
   reference: r.providerReference,
   accountNumber: r.accountNumber
 })
+
+const INBOX_COLUMNS: ReadonlyArray<Column<Omit<InboxRow, "id" | "reconciledAt">>> = [
+  ["tenant_id", "text", (r) => r.tenantId], ["mode", "text", (r) => r.mode], ["provider", "text", (r) => r.provider],
+  ["provider_reference", "text", (r) => r.providerReference], ["kind", "text", (r) => r.kind], ["account_number", "text", (r) => r.accountNumber],
+  ["payload", "json", (r) => JSON.stringify(r.payload)]
+]
 
 /** The Postgres inbox of provider events: the durable record a receiver answer rests on. */
 export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
@@ -50,7 +57,7 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
       const unique = [...first.values()].map((i) => rows[i]!)
       const inserted = yield* sql<Pick<InboxRow, "id" | "tenantId" | "mode" | "provider" | "providerReference"> & { readonly known: boolean }>`
         WITH ins AS (
-          INSERT INTO inbound_events ${sql.insert(unique.map((row) => ({ ...row, payload: JSON.stringify(row.payload) })))}
+          ${insertFromJson(sql, "inbound_events", INBOX_COLUMNS, unique)}
           ON CONFLICT (tenant_id, mode, provider, provider_reference) DO NOTHING
           RETURNING id, tenant_id, mode, provider, provider_reference, account_number
         )

@@ -1,6 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Mode } from "../../src/Config.js"
+import { insertFromJson } from "../../src/db/InsertFromJson.js"
 import { type AccountContext, decideInflow } from "../../src/domain/DepositDecision.js"
 import { DUPLICATE_WINDOW_MS, isDuplicateInflow, normalisePayerName } from "../../src/domain/Reconciliation.js"
 import { VELOCITY_WINDOW_MS } from "../../src/domain/Risk.js"
@@ -14,6 +15,7 @@ import {
   insertedTransactionRow,
   type LockedAccount,
   type ReconcileResult,
+  TRANSACTION_INSERT_COLUMNS,
   transactionRowOf
 } from "./DepositRows.js"
 import type { InboxRow } from "./Inbox.js"
@@ -127,7 +129,7 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
     }), txNow.toISOString())
     const ledgerInsert = yield* ledger.insertMany(decided.map(({ inbox, outcome }) => ({ tenantId: inbox.tenantId, mode: inbox.mode, journalId: `txn:${inbox.providerReference}`, legs: outcome.legs })))
     const [written] = yield* sql<{ transactions: number; accounts: number }>`
-      WITH t AS (INSERT INTO transactions ${sql.insert(values)} RETURNING 1),
+      WITH t AS (${insertFromJson(sql, "transactions", TRANSACTION_INSERT_COLUMNS, values)} RETURNING 1),
         ${ledgerInsert ? sql`l AS (${ledgerInsert}),` : sql``}
         a AS (
           UPDATE virtual_accounts va SET amount_paid_kobo = u.amount_paid_kobo, first_activity_at = COALESCE(va.first_activity_at, now())

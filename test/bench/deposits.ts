@@ -529,6 +529,7 @@ const main = async (): Promise<number> => {
     const count = () => withDb(db, (c) => c.query<{ n: string }>(`SELECT count(*) AS n FROM transactions`)).then((r) => Number(r.rows[0]!.n))
     let rssMb = 0
     const cpuAtStart = sum(cpuSeconds)
+    const cpuAtStartEach = pids.map(cpuSeconds)
     const processesAtStart = processCpu()
     const walAt = () => withAdmin((c) => c.query<{ lsn: string }>(`SELECT pg_current_wal_lsn()::text AS lsn`)).then((r) => r.rows[0]!.lsn)
     const walBytes = (from: string, to: string) => withAdmin((c) => c.query<{ n: string }>(`SELECT pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn)::bigint AS n`, [from, to])).then((r) => Number(r.rows[0]!.n))
@@ -600,6 +601,9 @@ const main = async (): Promise<number> => {
     log(`machine CPU while sending and draining: ${busy.toFixed(1)} of ${(machine.total - machineAtStart.total).toFixed(1)} cpu-s busy ` +
       `(${Math.round((100 * busy) / Math.max(0.01, machine.total - machineAtStart.total))}%); per unique deposit: ` +
       Object.entries(split).map(([k, v]) => `${k} ${perDeposit(v)}`).join(", "))
+    if (pids.length > 1) {
+      log(`service CPU per process: ${pids.map((pid, i) => `${opts.splitRoles ? ["api", "worker"][i] ?? pid : pid} ${perDeposit(cpuSeconds(pid) - cpuAtStartEach[i]!)}`).join(", ")} per deposit`)
+    }
     const sched = schedOfService()
     const wall = (Date.now() - wallAtStart) / 1000
     await consumerDeliveries(natsPrefix).then(
