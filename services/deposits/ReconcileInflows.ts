@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import type { Mode } from "../../src/Config.js"
 import { insertFromJson } from "../../src/db/InsertFromJson.js"
 import { type AccountContext, decideInflow } from "../../src/domain/DepositDecision.js"
-import { DUPLICATE_WINDOW_MS, isDuplicateInflow, normalisePayerName } from "../../src/domain/Reconciliation.js"
+import { isDuplicateInflow, normalisePayerName } from "../../src/domain/Reconciliation.js"
 import { VELOCITY_WINDOW_MS } from "../../src/domain/Risk.js"
 import type { Ledger } from "../Ledger.js"
 import type { Outbox } from "../Outbox.js"
@@ -19,7 +19,7 @@ import {
   transactionRowOf
 } from "./DepositRows.js"
 import type { InboxRow } from "./Inbox.js"
-import { readPayerReuse, readPriorInflows } from "./RiskWindows.js"
+import { type PriorInflow, readPayerReuse, readRiskWindows } from "./RiskWindows.js"
 
 /**
  * Several inflows in ONE transaction: lock every account (in key order), read the risk windows (a statement each for
@@ -59,6 +59,7 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
       readonly inbox: InboxRow
       readonly account: LockedAccount | undefined
       readonly paidAt: Date
+      readonly amountKobo: number
       readonly payerKey: string
     }
     const pending: Array<Pending> = []
@@ -71,16 +72,17 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
       const event = inbox.payload
       pending.push({
         index, inbox, account: accounts.get(accountKey(inbox.tenantId, inbox.mode, inbox.accountNumber)),
-        paidAt: new Date(event.paidAt), payerKey: event.senderName ? normalisePayerName(event.senderName) : ""
+        paidAt: new Date(event.paidAt), amountKobo: event.amountKobo, payerKey: event.senderName ? normalisePayerName(event.senderName) : ""
       })
     })
 
     // The risk windows of the batch's accounts and payers, one read each for the whole batch.
-    const priorByAccount = yield* readPriorInflows(sql, pending)
+    const { candidates, velocity } = yield* readRiskWindows(sql, pending)
     const reuse = yield* readPayerReuse(sql, pending)
 
     // The decisions, in batch order, each seeing what the earlier ones did.
     const figures = new Map(locked.map((a) => [a.id, a.amountPaidKobo]))
+    const earlier = new Map<string, Array<PriorInflow>>()
     const decided = pending.map((p) => {
       const event = p.inbox.payload
       const account = p.account
@@ -90,22 +92,26 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
       let inputs = { duplicate: false, inflowsToAccountInWindow: 0, accountsPaidByPayerInWindow: 0 }
       if (account) {
         const t = p.paidAt.getTime()
-        const prior = (priorByAccount.get(account.id) ?? []).filter((q) => Math.abs(q.paidAt.getTime() - t) <= DUPLICATE_WINDOW_MS)
+        const batch = earlier.get(account.id) ?? []
+        // The table's candidates (same amount) and the batch's earlier deposits (any amount): isDuplicateInflow
+        // compares amounts, times and payers itself.
+        const prior = [...(candidates.get(account.id) ?? []), ...batch]
         inputs = {
           duplicate: isDuplicateInflow(
             { reference: event.sessionId, amountKobo: event.amountKobo, senderAccountNumber: event.senderAccountNumber, senderName: event.senderName, paidAtMs: t },
             prior.map((q) => ({ ...q, paidAtMs: q.paidAt.getTime() }))
           ),
-          inflowsToAccountInWindow: prior.filter((q) => q.paidAt.getTime() >= t - VELOCITY_WINDOW_MS && q.paidAt.getTime() <= t).length,
+          inflowsToAccountInWindow: (velocity.get(p.index) ?? 0) +
+            batch.filter((q) => q.paidAt.getTime() >= t - VELOCITY_WINDOW_MS && q.paidAt.getTime() <= t).length,
           accountsPaidByPayerInWindow: p.payerKey === "" ? 0 : reuse.get(p.index) ?? 0
         }
       }
       const outcome = decideInflow({ account: context, amountKobo: event.amountKobo, senderName: event.senderName, riskThreshold: account?.riskThreshold ?? 100, ...inputs })
       if (account) {
         // Every inflow is recorded Completed or PendingReview: both count as prior credits for the next ones.
-        const list = priorByAccount.get(account.id) ?? []
+        const list = earlier.get(account.id) ?? []
         list.push({ reference: event.sessionId, amountKobo: event.amountKobo, senderAccountNumber: event.senderAccountNumber, senderName: event.senderName, paidAt: p.paidAt })
-        priorByAccount.set(account.id, list)
+        earlier.set(account.id, list)
         figures.set(account.id, outcome.amountPaidAfterKobo ?? figures.get(account.id)!)
       }
       return { ...p, outcome, amountPaidAfterKobo: account ? figures.get(account.id)! : null }
