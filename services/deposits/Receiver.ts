@@ -70,39 +70,45 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
     /**
      * Group commit: the events that arrive together share ONE inbox statement (which also tells which NUBANs are
      * known), so one commit, then one publish round (the published marks are written later, together: see Inbox).
-     * Each caller is answered only after the commit holding its event. With little traffic a batch is a single event
-     * and nothing waits for company.
+     * Each caller is answered as soon as the commit holding its event is done, before the publish round: the 200
+     * rests on the inbox row alone, and a publish that never happens (a failure, a stop in between) only delays the
+     * deposit until the sweeper re-feeds the row. With little traffic a batch is a single event and nothing waits for
+     * company.
      */
-    const acceptBatch = (batch: ReadonlyArray<Arrival>) =>
-      Effect.gen(function* () {
-        const inserted = yield* inbox.insertMany(batch.map(({ creds, event }) => ({
-          tenantId: creds.tenantId,
-          mode: creds.mode,
-          provider: creds.provider,
-          providerReference: event.sessionId,
-          kind: event.event === INFLOW_EVENT ? ("inflow" as const) : ("reversal" as const),
-          accountNumber: event.accountNumber,
-          payload: event
-        })))
-        const fresh = inserted.flatMap((r) => (r === undefined ? [] : [r.envelope]))
-        if (fresh.length > 0) {
-          // The inbox rows are the durable record; a failed publish only delays the deposits until the sweeper re-feeds them.
-          yield* bus.publish(fresh).pipe(
+    const acceptBatch = (batch: ReadonlyArray<Arrival>) => {
+      let answered = false
+      const answerAll = (exit: Exit.Exit<ReadonlyArray<Accepted>>) => {
+        if (answered) return
+        answered = true
+        batch.forEach((a, i) => a.answer(Exit.map(exit, (answers) => answers[i]!)))
+      }
+      return inbox.insertMany(batch.map(({ creds, event }) => ({
+        tenantId: creds.tenantId,
+        mode: creds.mode,
+        provider: creds.provider,
+        providerReference: event.sessionId,
+        kind: event.event === INFLOW_EVENT ? ("inflow" as const) : ("reversal" as const),
+        accountNumber: event.accountNumber,
+        payload: event
+      }))).pipe(
+        Effect.exit,
+        Effect.flatMap((exit) => {
+          answerAll(Exit.map(exit, (inserted) => inserted.map((r, i): Accepted => {
+            const reference = batch[i]!.event.sessionId
+            if (!r) return { result: "duplicate", reference }
+            return { result: r.known ? "processed" : "unmatched", reference }
+          })))
+          const fresh = Exit.isSuccess(exit) ? exit.value.flatMap((r) => (r === undefined ? [] : [r.envelope])) : []
+          if (fresh.length === 0) return Effect.void
+          return bus.publish(fresh).pipe(
             Effect.zipRight(inbox.notePublished(fresh.map((e) => e.inboxId))),
             Effect.catchAll((e) => Effect.logWarning(`${fresh.length} deposits are in the inbox; publishing deferred to the sweeper: ${e.message}`))
           )
-        }
-        return inserted.map((r, i): Accepted => {
-          const reference = batch[i]!.event.sessionId
-          if (!r) return { result: "duplicate", reference }
-          return { result: r.known ? "processed" : "unmatched", reference }
-        })
-      }).pipe(
-        Effect.exit,
-        Effect.map((exit) => batch.forEach((a, i) => a.answer(Exit.map(exit, (answers) => answers[i]!)))),
-        // A stop in the middle of a batch still answers its callers (503: send again; the inbox makes that safe).
-        Effect.onInterrupt((ids) => Effect.sync(() => batch.forEach((a) => a.answer(Exit.interrupt(FiberId.combineAll(ids))))))
+        }),
+        // A stop before the commit is done still answers its callers (503: send again; the inbox makes that safe).
+        Effect.onInterrupt((ids) => Effect.sync(() => answerAll(Exit.interrupt(FiberId.combineAll(ids)))))
       )
+    }
 
     const arrivals = yield* Queue.unbounded<Arrival>()
     yield* Effect.addFinalizer(() =>
