@@ -188,9 +188,10 @@ const fromMessages = (messages: ConsumerMessages, onError: (cause: unknown) => N
  *
  * The library's callback form, not its iterator: the iterator cost a promise and a fiber resumption per message;
  * here the callback puts each message on a queue and the stream takes whatever has arrived as one chunk (with the
- * reconciler offering a chunk per partition, its process went from 0.36-0.41 to 0.32 ms of CPU per deposit). The queue needs no bound of its own: the server never has more than the
- * consumer's max_ack_pending messages un-acked. Should the consumer stop (deleted, or the connection closed for
- * good), the stream fails, and what it had not yet taken is redelivered after ack_wait.
+ * reconciler offering a chunk per partition, its process went from 0.36-0.41 to 0.32 ms of CPU per deposit). The
+ * queue needs no bound of its own: the server never has more than the consumer's max_ack_pending messages un-acked.
+ * Should the consumer stop (deleted, or the connection closed for good), the stream fails, and what it had not yet
+ * taken is redelivered after ack_wait.
  */
 export const consume = (
   stream: string,

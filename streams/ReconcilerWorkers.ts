@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Cause, Chunk, Effect, Exit, Layer, Queue, Schedule, Stream } from "effect"
-import { Reconciler } from "../services/deposits/Reconciler.js"
+import { Reconciler, type ReconcileResult } from "../services/deposits/Reconciler.js"
 import { AppConfigTag } from "../src/Config.js"
-import { type Delivery, DepositBus, isDecoded } from "./DepositBus.js"
+import { type Delivery, DepositBus, type DepositEnvelope, isDecoded } from "./DepositBus.js"
 
 const PARTITION_BUFFER = 1024
 /**
@@ -44,6 +44,10 @@ const make = Effect.gen(function* () {
   // Transient failures are retried in place first, so one account's later deposits do not overtake an earlier one.
   const retryInPlace = Schedule.exponential("50 millis").pipe(Schedule.intersect(Schedule.recurs(3)))
 
+  /** After a reconcile: ack, or, when its inbox row does not exist, record the message as poison. */
+  const settle = (d: Delivery, envelope: DepositEnvelope, result: ReconcileResult) =>
+    result === "missing-inbox-row" ? recordPoison(d, `no inbox row ${envelope.inboxId} for ${envelope.reference}`) : d.ack
+
   const handle = (d: Delivery): Effect.Effect<void> => {
     if (!isDecoded(d.envelope)) return recordPoison(d, "undecodable deposit message")
     const envelope = d.envelope
@@ -51,9 +55,7 @@ const make = Effect.gen(function* () {
       Effect.retry(retryInPlace),
       Effect.exit,
       Effect.flatMap((exit) => {
-        if (Exit.isSuccess(exit)) {
-          return exit.value === "missing-inbox-row" ? recordPoison(d, `no inbox row ${envelope.inboxId} for ${envelope.reference}`) : d.ack
-        }
+        if (Exit.isSuccess(exit)) return settle(d, envelope, exit.value)
         if (Cause.isInterruptedOnly(exit.cause)) return Effect.void
         if (d.deliveryCount >= bus.maxDeliver) return recordPoison(d, `failed ${d.deliveryCount} deliveries: ${Cause.pretty(exit.cause).slice(0, 500)}`)
         return Effect.logWarning(`deposit ${envelope.reference} failed; redelivering`, exit.cause).pipe(
@@ -76,9 +78,7 @@ const make = Effect.gen(function* () {
       Effect.flatMap((exit) => {
         if (Exit.isSuccess(exit)) {
           return Effect.zipRight(
-            Effect.forEach(decoded, ({ delivery, envelope }, i) =>
-              exit.value[i] === "missing-inbox-row" ? recordPoison(delivery, `no inbox row ${envelope.inboxId} for ${envelope.reference}`) : delivery.ack,
-              { discard: true }),
+            Effect.forEach(decoded, ({ delivery, envelope }, i) => settle(delivery, envelope, exit.value[i]!), { discard: true }),
             Effect.forEach(batch.filter((d) => !isDecoded(d.envelope)), handle, { discard: true })
           )
         }

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, Option, Stream } from "effect"
 import { envelopeOf, type InboxRow } from "../services/deposits/Inbox.js"
 import { Reconciler } from "../services/deposits/Reconciler.js"
@@ -67,13 +67,13 @@ export const replayReconciled = (start: ReplayStart) =>
   Effect.gen(function* () {
     const config = yield* AppConfigTag
     const sql = yield* SqlClient.SqlClient
-    const restage = (eventIds: ReadonlyArray<string>) =>
-      eventIds.length === 0
-        ? Effect.succeed(0)
-        : sql<{ n: number }>`
-            WITH f AS (SELECT id FROM outbox WHERE event_id IN ${sql.in(eventIds)}),
-              q AS (INSERT INTO outbox_pending (consumer, outbox_id) SELECT 'webhooks', id FROM f ON CONFLICT DO NOTHING)
-            SELECT count(*)::int AS n FROM f`.pipe(Effect.map((r) => r[0]!.n))
+    // Puts the outbox events the condition picks back among the stager's pending rows; how many it found.
+    const restageWhere = (condition: Statement.Fragment) =>
+      sql<{ n: number }>`
+        WITH f AS (SELECT id FROM outbox WHERE ${condition}),
+          q AS (INSERT INTO outbox_pending (consumer, outbox_id) SELECT 'webhooks', id FROM f ON CONFLICT DO NOTHING)
+        SELECT count(*)::int AS n FROM f`.pipe(Effect.map((r) => r[0]!.n))
+    const restage = (eventIds: ReadonlyArray<string>) => (eventIds.length === 0 ? Effect.succeed(0) : restageWhere(sql`event_id IN ${sql.in(eventIds)}`))
     if (Option.isSome(config.natsUrl)) {
       const ids: Array<string> = []
       yield* replayFrom(streamNames({ prefix: config.natsPrefix }).reconciled, start).pipe(
@@ -92,9 +92,6 @@ export const replayReconciled = (start: ReplayStart) =>
       const found = yield* restage(ids)
       return { stream: "reconciled", source: "jetstream", read: ids.length, reconciled: 0, alreadyDone: found, skipped: ids.length - found } satisfies ReplayReport
     }
-    const [{ n }] = yield* sql<{ n: number }>`
-      WITH f AS (SELECT id FROM outbox WHERE ${"seq" in start ? sql`id >= ${start.seq}` : sql`created_at >= ${start.since}`}),
-        q AS (INSERT INTO outbox_pending (consumer, outbox_id) SELECT 'webhooks', id FROM f ON CONFLICT DO NOTHING)
-      SELECT count(*)::int AS n FROM f`
+    const n = yield* restageWhere("seq" in start ? sql`id >= ${start.seq}` : sql`created_at >= ${start.since}`)
     return { stream: "reconciled", source: "outbox", read: n, reconciled: 0, alreadyDone: n, skipped: 0 } satisfies ReplayReport
   })

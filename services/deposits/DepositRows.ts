@@ -58,7 +58,7 @@ export const TRANSACTION_INSERT_COLUMNS: ReadonlyArray<Column<TransactionValues>
  * The stored row a freshly inserted transaction reads back as, from what was written and what Postgres assigns
  * (`reconciled_at`, the transaction's `now()`); the id is not part of any event. A test holds it to a real read.
  */
-export const insertedTransactionRow = (v: ReturnType<typeof transactionRowOf>, outcome: DepositOutcome, reconciledAt: Date): TransactionRow => ({
+export const insertedTransactionRow = (v: TransactionValues, outcome: DepositOutcome, reconciledAt: Date): TransactionRow => ({
   id: 0, tenantId: v.tenantId, mode: v.mode, reference: v.reference, virtualAccountId: v.virtualAccountId, accountRef: v.accountRef,
   nuban: v.nuban, kind: v.kind, amountKobo: v.amountKobo, appliedKobo: v.appliedKobo, reversedKobo: 0, surplusKobo: v.surplusKobo,
   status: v.status, reconciliationStatus: v.reconciliationStatus, riskScore: v.riskScore, riskReasons: outcome.risk.reasons,

@@ -37,14 +37,6 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
   scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    /** Inserts the event; undefined when the (tenant, mode, provider, reference) is already there. */
-    const insert = Effect.fn("Inbox.insert")(function* (row: Omit<InboxRow, "id" | "reconciledAt">) {
-      const rows = yield* sql<{ id: number }>`
-        INSERT INTO inbound_events ${sql.insert({ ...row, payload: JSON.stringify(row.payload) })}
-        ON CONFLICT (tenant_id, mode, provider, provider_reference) DO NOTHING RETURNING id`
-      return rows[0] ? envelopeOf({ ...row, id: rows[0].id }) : undefined
-    }, Effect.orDie)
-
     /**
      * Inserts several events in ONE statement (one commit); per row, in order: its envelope and whether its NUBAN is
      * one of the tenant's accounts (read in the same statement), or undefined when the (tenant, mode, provider,
@@ -71,6 +63,9 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
         return row === undefined ? undefined : { envelope: envelopeOf({ ...r, id: row.id }), known: row.known }
       })
     }, Effect.orDie)
+
+    /** Inserts the event; undefined when the (tenant, mode, provider, reference) is already there. */
+    const insert = (row: Omit<InboxRow, "id" | "reconciledAt">) => Effect.map(insertMany([row]), ([inserted]) => inserted?.envelope)
 
     const markPublished = (ids: ReadonlyArray<number>) =>
       ids.length === 0 ? Effect.void : sql`UPDATE inbound_events SET published_at = now() WHERE id IN ${sql.in(ids)}`.pipe(Effect.asVoid, Effect.orDie)

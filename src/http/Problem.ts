@@ -116,7 +116,6 @@ export const problemDocument = (
   instance: url.split("?")[0]
 })
 
-
 /** The message of a 413, here and in the receiver's own path. */
 export const TOO_LARGE = { code: "payload_too_large", message: `The request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).` } as const
 
