@@ -20,6 +20,8 @@ export interface AppConfig {
   readonly webhookAllowInsecureTargets: boolean
   readonly webhookRetryDelaysMs: ReadonlyArray<number>
   readonly dbPoolSize: number
+  /** Run repeated statements as named prepared statements (off behind a pooler that cannot keep them, e.g. PgBouncer in transaction mode). */
+  readonly dbPreparedStatements: boolean
   /** Reconciler partitions: fibers that each apply one set of accounts' deposits in order, a batch per transaction. */
   readonly reconcilerPartitions: number
   /** Receiver fibers that commit inbox batches side by side. */
@@ -46,12 +48,13 @@ const delaysMs = Config.string("WEBHOOK_RETRY_DELAYS_MS").pipe(
   })
 )
 
-const flag = (name: string) =>
+const flag = (name: string, unset = false) =>
   Config.string(name).pipe(
     Config.withDefault(""),
     Config.mapOrFail((raw) => {
       const v = raw.trim().toLowerCase()
-      if (["", "0", "false", "no", "off"].includes(v)) return Either.right(false)
+      if (v === "") return Either.right(unset)
+      if (["0", "false", "no", "off"].includes(v)) return Either.right(false)
       if (["1", "true", "yes", "on"].includes(v)) return Either.right(true)
       return Either.left(ConfigError.InvalidData([], `${name} must be 1 or 0, got ${JSON.stringify(raw)}`))
     })
@@ -73,6 +76,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   webhookAllowInsecureTargets: flag("WEBHOOK_ALLOW_INSECURE_TARGETS"),
   webhookRetryDelaysMs: delaysMs,
   dbPoolSize: Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10), Config.validate({ message: "DB_POOL_SIZE must be 1..100", validation: (n) => n >= 1 && n <= 100 })),
+  dbPreparedStatements: flag("DB_PREPARED_STATEMENTS", true),
   reconcilerPartitions: Config.integer("RECONCILER_PARTITIONS").pipe(
     Config.withDefault(4),
     Config.validate({ message: "RECONCILER_PARTITIONS must be 1..64", validation: (n) => n >= 1 && n <= 64 })

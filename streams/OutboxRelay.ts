@@ -21,7 +21,7 @@ export const relayOnce = Effect.gen(function* () {
       const stop = acked.indexOf(false)
       const done = (stop < 0 ? rows : rows.slice(0, stop)).map((r) => r.id)
       if (stop >= 0) yield* Effect.logWarning(`outbox relay: ${acked.filter((ok) => !ok).length} of ${rows.length} events not published; will retry`)
-      if (done.length > 0) yield* sql`DELETE FROM outbox_pending WHERE consumer = 'relay' AND outbox_id IN ${sql.in(done)}`
+      if (done.length > 0) yield* sql`DELETE FROM outbox_pending WHERE consumer = 'relay' AND outbox_id = ANY(${done}::bigint[])`
       return done.length
     })
   )

@@ -68,7 +68,7 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
     const insert = (row: Omit<InboxRow, "id" | "reconciledAt">) => Effect.map(insertMany([row]), ([inserted]) => inserted?.envelope)
 
     const markPublished = (ids: ReadonlyArray<number>) =>
-      ids.length === 0 ? Effect.void : sql`UPDATE inbound_events SET published_at = now() WHERE id IN ${sql.in(ids)}`.pipe(Effect.asVoid, Effect.orDie)
+      ids.length === 0 ? Effect.void : sql`UPDATE inbound_events SET published_at = now() WHERE id = ANY(${ids}::bigint[])`.pipe(Effect.asVoid, Effect.orDie)
 
     /**
      * The receiver's published marks, written together once a second rather than one statement per inbox

@@ -117,7 +117,7 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
       return { ...p, outcome, amountPaidAfterKobo: account ? figures.get(account.id)! : null }
     })
     if (decided.length === 0) {
-      yield* sql`UPDATE inbound_events SET ${sql.literal(INBOX_RECONCILED)} WHERE id IN ${sql.in(inboxes.map((r) => r.id))}`
+      yield* sql`UPDATE inbound_events SET ${sql.literal(INBOX_RECONCILED)} WHERE id = ANY(${inboxes.map((r) => r.id)}::bigint[])`
       return results
     }
 
@@ -142,7 +142,7 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
           FROM unnest(${touched.map(([id]) => id)}::text[], ${touched.map(([, paid]) => paid)}::bigint[]) AS u(id, amount_paid_kobo)
           WHERE va.id = u.id RETURNING 1
         ),
-        i AS (UPDATE inbound_events SET ${sql.literal(INBOX_RECONCILED)} WHERE id IN ${sql.in(inboxes.map((r) => r.id))}),
+        i AS (UPDATE inbound_events SET ${sql.literal(INBOX_RECONCILED)} WHERE id = ANY(${inboxes.map((r) => r.id)}::bigint[])),
         o AS (${staged.insertEvents}),
         p AS (${staged.insertPending("o")})
       SELECT (SELECT count(*) FROM t)::int AS transactions, (SELECT count(*) FROM a)::int AS accounts`

@@ -127,7 +127,7 @@ export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/
       const rows = yield* sql<InboxRow & { readonly recorded: boolean }>`
         SELECT ie.id, ie.tenant_id, ie.mode, ie.provider, ie.provider_reference, ie.kind, ie.account_number, ie.payload, ie.reconciled_at,
           (SELECT true FROM transactions t WHERE t.reference = ie.provider_reference AND t.tenant_id = ie.tenant_id AND t.mode = ie.mode LIMIT 1) IS NOT NULL AS recorded
-        FROM inbound_events ie WHERE ie.id IN ${sql.in([...new Set(envelopes.map((e) => e.inboxId))])}`
+        FROM inbound_events ie WHERE ie.id = ANY(${[...new Set(envelopes.map((e) => e.inboxId))]}::bigint[])`
       const byId = new Map(rows.map((r) => [r.id, r]))
       const results = new Array<ReconcileResult>(envelopes.length)
       const todo: Array<{ readonly index: number; readonly inbox: InboxRow & { readonly recorded: boolean } }> = []

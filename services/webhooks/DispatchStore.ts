@@ -65,7 +65,7 @@ export class DispatchStore extends Effect.Service<DispatchStore>()("services/web
           const targets = yield* sql<{ eventId: string; endpointId: string; tenantId: string; mode: Mode; eventType: string; envelopeJson: string }>`
             SELECT o.event_id, e.id AS endpoint_id, o.tenant_id, o.mode, o.event_type, o.envelope::text AS envelope_json FROM outbox o
             JOIN webhook_endpoints e ON e.tenant_id = o.tenant_id AND e.mode = o.mode AND e.active AND e.created_at <= o.created_at
-            WHERE o.id IN ${sql.in(ids)}`
+            WHERE o.id = ANY(${ids}::bigint[])`
           const payloads = new Map<string, string>()
           const rows = targets.map((t) => {
             let payload = payloads.get(t.eventId)
@@ -85,7 +85,7 @@ export class DispatchStore extends Effect.Service<DispatchStore>()("services/web
             yield* sql`INSERT INTO webhook_deliveries ${sql.insert(rows.slice(i, i + INSERT_CHUNK))}
               ON CONFLICT (event_id, endpoint_id) DO NOTHING`
           }
-          yield* sql`DELETE FROM outbox_pending WHERE consumer = 'webhooks' AND outbox_id IN ${sql.in(ids)}`
+          yield* sql`DELETE FROM outbox_pending WHERE consumer = 'webhooks' AND outbox_id = ANY(${ids}::bigint[])`
           return ids.length
         })
       )

@@ -1,24 +1,57 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import { SqlError } from "@effect/sql/SqlError"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
+import pg from "pg"
 import { Effect, Layer, Option, Redacted, String as Str } from "effect"
 import { migrations } from "../../migrations/index.js"
 import { AppConfigTag } from "../Config.js"
 import { embeddedOrRunning, startEmbeddedPostgres } from "./Embedded.js"
 import { pgTypes } from "./PgTypes.js"
+import { PreparingClient } from "./PreparedStatements.js"
 
-export const pgClientLayer = (url: Redacted.Redacted<string>, maxConnections: number) =>
-  PgClient.layer({
-    url,
-    maxConnections,
-    transformQueryNames: Str.camelToSnake,
-    transformResultNames: Str.snakeToCamel,
-    // Column names only: what json columns hold (payloads, envelopes, risk reasons) is written from our own
-    // camelCase objects, so renaming inside it changed nothing and walked every nested key of every row (5% of the
-    // worker's CPU, on the inbox payloads the reconciler reads back).
-    transformJson: false,
-    types: pgTypes,
-    applicationName: "collections"
+const clientOptions = {
+  transformQueryNames: Str.camelToSnake,
+  transformResultNames: Str.snakeToCamel,
+  // Column names only: what json columns hold (payloads, envelopes, risk reasons) is written from our own
+  // camelCase objects, so renaming inside it changed nothing and walked every nested key of every row (5% of the
+  // worker's CPU, on the inbox payloads the reconciler reads back).
+  transformJson: false
+} as const
+
+/**
+ * A client on a Postgres server: its pool's connections run repeated statements as named prepared statements
+ * (`PreparingClient`) unless `prepare` is false. The first connection is opened at once, so a wrong address fails the
+ * start-up.
+ */
+export const pgClientLayer = (url: Redacted.Redacted<string>, maxConnections: number, prepare = true) =>
+  PgClient.layerFromPool({
+    acquire: Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const pool = new pg.Pool({
+            connectionString: Redacted.value(url), max: maxConnections, types: pgTypes, application_name: "collections",
+            Client: prepare ? PreparingClient : pg.Client
+          })
+          // An idle connection's error (the server restarted) must not crash the process; the next query reconnects.
+          pool.on("error", () => undefined)
+          try {
+            await pool.query("SELECT 1")
+          } catch (cause) {
+            await pool.end().catch(() => undefined)
+            throw cause
+          }
+          return pool
+        },
+        catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+      }).pipe(Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new SqlError({ cause: undefined, message: "PgClient: Connection timed out" }) })),
+      (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1000))
+    ),
+    ...clientOptions
   })
+
+/** A client on the embedded PGlite: one connection, statements unnamed (its socket server is the simplest path). */
+const embeddedClientLayer = (url: Redacted.Redacted<string>) =>
+  PgClient.layer({ url, maxConnections: 1, ...clientOptions, types: pgTypes, applicationName: "collections" })
 
 /**
  * The configured Postgres, or the embedded one under DATA_DIR. The service owns the embedded database (a second
@@ -44,7 +77,7 @@ export const makeDatabaseLive = (role: "service" | "cli") =>
             Effect.orDie
           )
       })
-      return pgClientLayer(url, pool)
+      return Option.isSome(config.databaseUrl) ? pgClientLayer(url, pool, config.dbPreparedStatements) : embeddedClientLayer(url)
     })
   )
 

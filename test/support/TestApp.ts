@@ -29,6 +29,7 @@ export const testConfig = (overrides: Partial<AppConfig> = {}): AppConfig => ({
   webhookAllowInsecureTargets: true,
   webhookRetryDelaysMs: [100, 200, 400],
   dbPoolSize: 8,
+  dbPreparedStatements: true,
   reconcilerPartitions: 4,
   receiverCommitters: 2,
   role: "all",

@@ -27,3 +27,14 @@ describe("SERVICE_ROLE", () => {
     expect(Either.isLeft(bad) && String(bad.left)).toContain("SERVICE_ROLE")
   })
 })
+
+describe("DB_PREPARED_STATEMENTS", () => {
+  it("is on unless set to 0, and refuses anything but a 1 or 0 spelling", () => {
+    const on = load({})
+    expect(Either.isRight(on) && on.right.dbPreparedStatements).toBe(true)
+    const off = load({ DB_PREPARED_STATEMENTS: "0" })
+    expect(Either.isRight(off) && off.right.dbPreparedStatements).toBe(false)
+    const bad = load({ DB_PREPARED_STATEMENTS: "sometimes" })
+    expect(Either.isLeft(bad) && String(bad.left)).toContain("DB_PREPARED_STATEMENTS must be 1 or 0")
+  })
+})
