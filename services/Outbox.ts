@@ -26,7 +26,7 @@ type Prepared = { readonly tenantId: string; readonly subjectKey: string; readon
 
 const OUTBOX_COLUMNS: ReadonlyArray<Column<Prepared>> = [
   ["event_id", "text", (e) => e.envelope.id], ["tenant_id", "text", (e) => e.tenantId], ["mode", "text", (e) => e.envelope.mode],
-  ["event_type", "text", (e) => e.envelope.type], ["subject_key", "text", (e) => e.subjectKey], ["envelope", "json", (e) => JSON.stringify(e.envelope)]
+  ["event_type", "text", (e) => e.envelope.type], ["subject_key", "text", (e) => e.subjectKey], ["envelope", "json", (e) => e.envelope]
 ]
 
 /**

@@ -29,7 +29,7 @@ export const envelopeOf = (r: Pick<InboxRow, "id" | "tenantId" | "mode" | "provi
 const INBOX_COLUMNS: ReadonlyArray<Column<Omit<InboxRow, "id" | "reconciledAt">>> = [
   ["tenant_id", "text", (r) => r.tenantId], ["mode", "text", (r) => r.mode], ["provider", "text", (r) => r.provider],
   ["provider_reference", "text", (r) => r.providerReference], ["kind", "text", (r) => r.kind], ["account_number", "text", (r) => r.accountNumber],
-  ["payload", "json", (r) => JSON.stringify(r.payload)]
+  ["payload", "json", (r) => r.payload]
 ]
 
 /** The Postgres inbox of provider events: the durable record a receiver answer rests on. */

@@ -14,6 +14,12 @@ export interface WindowedDeposit {
   readonly payerKey: string
 }
 
+/**
+ * Times go to Postgres as ISO text: a Date in an array parameter is formatted by the pg driver in JavaScript, element by
+ * element (its `dateToString` was a visible share of the reconciler's profile); `toISOString` is native.
+ */
+const iso = (ms: number) => new Date(ms).toISOString()
+
 export interface PriorInflow {
   readonly reference: string
   readonly amountKobo: number
@@ -59,11 +65,11 @@ export const readRiskWindows = (sql: SqlClient.SqlClient, deposits: ReadonlyArra
         NULL::text AS virtual_account_id, NULL::text AS reference, NULL::bigint AS amount_kobo, NULL::text AS sender_account_number,
         NULL::text AS sender_name, NULL::timestamptz AS paid_at
       FROM unnest(${matched.map((d) => d.index)}::int[], ${matched.map((d) => d.account!.id)}::text[],
-        ${matched.map((d) => new Date(d.paidAt.getTime() - VELOCITY_WINDOW_MS))}::timestamptz[], ${matched.map((d) => d.paidAt)}::timestamptz[])
+        ${matched.map((d) => iso(d.paidAt.getTime() - VELOCITY_WINDOW_MS))}::timestamptz[], ${matched.map((d) => d.paidAt.toISOString())}::timestamptz[])
         AS d(ord, account_id, from_at, paid_at)
       UNION ALL
       SELECT NULL, NULL, tr.* FROM unnest(${ws.map((w) => w.accountId)}::text[], ${ws.map((w) => w.amountKobo)}::bigint[],
-        ${ws.map((w) => new Date(w.from))}::timestamptz[], ${ws.map((w) => new Date(w.to))}::timestamptz[])
+        ${ws.map((w) => iso(w.from))}::timestamptz[], ${ws.map((w) => iso(w.to))}::timestamptz[])
         AS w(account_id, amount_kobo, from_at, to_at)
       CROSS JOIN LATERAL (
         SELECT t.virtual_account_id, t.reference, t.amount_kobo, t.sender_account_number, t.sender_name, t.paid_at FROM transactions t
@@ -95,8 +101,8 @@ export const readPayerReuse = (sql: SqlClient.SqlClient, deposits: ReadonlyArray
     const rows = yield* sql<{ ord: number; n: number }>`
       WITH b AS (
         SELECT * FROM unnest(${inserted.map((d) => d.index)}::int[], ${inserted.map((d) => d.inbox.tenantId)}::text[], ${inserted.map((d) => d.inbox.mode)}::text[],
-          ${inserted.map((d) => d.payerKey)}::text[], ${inserted.map((d) => d.account?.id ?? null)}::text[], ${inserted.map((d) => d.paidAt)}::timestamptz[],
-          ${inserted.map((d) => new Date(d.paidAt.getTime() - PAYER_REUSE_WINDOW_MS))}::timestamptz[])
+          ${inserted.map((d) => d.payerKey)}::text[], ${inserted.map((d) => d.account?.id ?? null)}::text[], ${inserted.map((d) => d.paidAt.toISOString())}::timestamptz[],
+          ${inserted.map((d) => iso(d.paidAt.getTime() - PAYER_REUSE_WINDOW_MS))}::timestamptz[])
           AS b(ord, tenant_id, mode, payer_key, account_id, paid_at, window_start)
       )
       SELECT d.ord, (

@@ -86,8 +86,24 @@ const joinAbdul = (words: ReadonlyArray<string>): Array<string> => {
   return out
 }
 
-const tokenise = (raw: string): ReadonlyArray<Token> =>
+const tokeniseNow = (raw: string): ReadonlyArray<Token> =>
   joinAbdul(dropTitlesAndConnectors(cleanWords(raw))).map((w) => ({ raw: w, canon: CANONICAL.get(w) ?? w }))
+
+/**
+ * Tokens by name, kept: a customer's name comes back with each of its deposits and payers' names repeat, while the
+ * (payer, customer) pair below often does not (a profile of the reconciler put a twentieth of its CPU in tokenising,
+ * mostly Unicode normalisation and regexes). Bounded like the pairs; the tokens are never mutated.
+ */
+const REMEMBERED_NAMES = 20_000
+const tokensByName = new Map<string, ReadonlyArray<Token>>()
+const tokenise = (raw: string): ReadonlyArray<Token> => {
+  const known = tokensByName.get(raw)
+  if (known !== undefined) return known
+  const tokens = tokeniseNow(raw)
+  if (tokensByName.size >= REMEMBERED_NAMES) tokensByName.clear()
+  tokensByName.set(raw, tokens)
+  return tokens
+}
 
 /** Uppercase ASCII tokens, honorifics and fintech prefixes dropped, common variants canonicalised. */
 export const normaliseName = (raw: string): ReadonlyArray<string> => tokenise(raw).map((t) => t.canon)

@@ -1,0 +1,49 @@
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { type Column, insertFromJson } from "../../src/db/InsertFromJson.js"
+import { TestSql } from "../support/TestApp.js"
+
+interface Row {
+  readonly name: string | null
+  readonly amountKobo: number
+  readonly at: Date
+  readonly doc: unknown
+  readonly docText: string | null
+  readonly tags: unknown
+}
+
+const COLUMNS: ReadonlyArray<Column<Row>> = [
+  ["name", "text", (r) => r.name], ["amount_kobo", "int8", (r) => r.amountKobo], ["at", "timestamptz", (r) => r.at],
+  ["doc", "json", (r) => r.doc], ["doc_text", "json", (r) => r.docText], ["tags", "jsonb", (r) => r.tags]
+]
+
+layer(TestSql, { timeout: 60_000, excludeTestServices: true })("insertFromJson on the real Postgres", (it) => {
+  it.effect("inserts every row in order, a json column keeping exactly the text JSON.stringify gives its object", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`CREATE TABLE ifj (id bigserial PRIMARY KEY, name text, amount_kobo int8 NOT NULL, at timestamptz NOT NULL,
+        doc json, doc_text json, tags jsonb)`
+      const at = new Date("2026-11-21T10:11:12.345Z")
+      const rows: Array<Row> = [
+        { name: "Ngozi \"Nkem\" O'Brien\n₦ ✓", amountKobo: 9_007_199_254_740_991, at, doc: { b: 1, a: [true, null, "x\\y"], nested: { z: "é" } }, docText: `{"kept" :  "as written"}`, tags: ["a", "b"] },
+        { name: null, amountKobo: 0, at, doc: null, docText: null, tags: null },
+        { name: "third", amountKobo: 250_000, at, doc: { empty: {} }, docText: "[1,2]", tags: { k: 1 } }
+      ]
+      yield* sql`${insertFromJson(sql, "ifj", COLUMNS, rows)}`
+      const back = yield* sql<{ name: string | null; amountKobo: number; at: Date; doc: string | null; docText: string | null; tags: string | null }>`
+        SELECT name, amount_kobo, at, doc::text AS doc, doc_text::text AS doc_text, tags::text AS tags FROM ifj ORDER BY id`
+      expect(back.map((r) => r.name)).toEqual(rows.map((r) => r.name))
+      expect(back.map((r) => r.amountKobo)).toEqual(rows.map((r) => r.amountKobo))
+      expect(back.every((r) => r.at.getTime() === at.getTime())).toBe(true)
+      // An object is serialised once with its row; the stored json text is exactly JSON.stringify of it.
+      expect(back[0]!.doc).toBe(JSON.stringify(rows[0]!.doc))
+      expect(back[2]!.doc).toBe(JSON.stringify(rows[2]!.doc))
+      // JSON text is nested as it is, whitespace included.
+      expect(back[0]!.docText).toBe(`{"kept" :  "as written"}`)
+      expect(back[2]!.docText).toBe("[1,2]")
+      expect(back[0]!.tags).toBe(`["a", "b"]`)
+      // null is SQL NULL, not a JSON null.
+      expect([back[1]!.doc, back[1]!.docText, back[1]!.tags]).toEqual([null, null, null])
+    }))
+})
