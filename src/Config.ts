@@ -32,6 +32,11 @@ export interface AppConfig {
    * need DATABASE_URL and NATS_URL: the embedded database and the in-process bus live in one process.
    */
   readonly role: "all" | "api" | "worker"
+  /**
+   * With SERVICE_ROLE=all on a real Postgres and NATS: the workers run on a second thread of the process (their own
+   * event loop), so the service uses two cores. Off, or on the embedded default, everything shares one thread.
+   */
+  readonly workerThread: boolean
 }
 
 const emptyAsNone = (c: Config.Config<Option.Option<string>>) =>
@@ -85,7 +90,8 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
     Config.withDefault(2),
     Config.validate({ message: "RECEIVER_COMMITTERS must be 1..16", validation: (n) => n >= 1 && n <= 16 })
   ),
-  role: Config.literal("all", "api", "worker")("SERVICE_ROLE").pipe(Config.withDefault("all" as const))
+  role: Config.literal("all", "api", "worker")("SERVICE_ROLE").pipe(Config.withDefault("all" as const)),
+  workerThread: flag("WORKER_THREAD", true)
 }).pipe(
   Config.validate({
     message: "SERVICE_ROLE=api or worker needs DATABASE_URL and NATS_URL (the embedded database and the in-process bus live in one process)",

@@ -7,7 +7,10 @@ export const AppConfigLive = Layer.effect(
   appConfig.pipe(Effect.mapError((e) => new Error(`Invalid configuration: ${e.toString()}`)), Effect.orDie)
 )
 
-/** logfmt lines at the configured level: readable by a person, parseable by a machine. */
-export const LoggingLive = Layer.unwrapEffect(
-  Effect.map(AppConfigTag, (c) => Layer.merge(Logger.replace(Logger.defaultLogger, Logger.logfmtLogger), Logger.minimumLogLevel(c.logLevel)))
-)
+/**
+ * The configured log level. The lines themselves are the pretty logger's (time, level, fiber, message, then
+ * annotations), which runMain installs on the main thread and the worker thread installs for itself. (This layer
+ * used to also swap the default logger for logfmt's string formatter, which prints nothing: a no-op under runMain,
+ * and silence on a thread without it.)
+ */
+export const LoggingLive = Layer.unwrapEffect(Effect.map(AppConfigTag, (c) => Logger.minimumLogLevel(c.logLevel)))

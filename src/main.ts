@@ -1,5 +1,6 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Logger, Option } from "effect"
+import { isMainThread, parentPort } from "node:worker_threads"
 import { AppConfigTag } from "./Config.js"
 import { DatabaseMigrated } from "./db/Database.js"
 import { NodeServerLive } from "./http/NodeServer.js"
@@ -7,6 +8,7 @@ import { ReceiverFastPathLive } from "./http/ReceiverFastPath.js"
 import { HttpLive } from "./http/Server.js"
 import { AppConfigLive, LoggingLive } from "./Runtime.js"
 import { ServicesLive, WorkersLive } from "./Services.js"
+import { NoWorkerThread, runAsWorkerThread, WorkerThreadLive, WorkerThreadWatch } from "./WorkerThread.js"
 
 const HttpServerLive = Layer.unwrapEffect(
   Effect.map(AppConfigTag, (c) => NodeServerLive({ port: c.port, host: c.host }))
@@ -25,13 +27,20 @@ const Announce = Layer.effectDiscard(
   })
 )
 
-/** What SERVICE_ROLE asks this process to run (see Config). */
+/**
+ * What SERVICE_ROLE asks this process to run (see Config). `all` on a real Postgres and NATS runs the workers on a
+ * second thread (WORKER_THREAD, on by default); the embedded default keeps them on this one (its in-process bus and
+ * single database connection live in one thread).
+ */
 const Roles = Layer.unwrapEffect(
   Effect.map(AppConfigTag, (c) => {
     const api = Layer.merge(HttpLive, ReceiverFastPathLive).pipe(Layer.provide(HttpServerLive))
-    if (c.role === "api") return api
-    if (c.role === "worker") return WorkersLive
-    return Layer.merge(api, WorkersLive)
+    if (c.role === "api") return Layer.merge(api, NoWorkerThread)
+    if (c.role === "worker") return Layer.merge(WorkersLive, NoWorkerThread)
+    if (c.workerThread && Option.isSome(c.databaseUrl) && Option.isSome(c.natsUrl)) {
+      return Layer.merge(api, WorkerThreadLive(new URL(import.meta.url)))
+    }
+    return Layer.mergeAll(api, WorkersLive, NoWorkerThread)
   })
 )
 
@@ -43,4 +52,11 @@ const Main = Roles.pipe(
   Layer.provideMerge(AppConfigLive)
 )
 
-Layer.launch(Main).pipe(NodeRuntime.runMain)
+/** Runs until stopped; a worker thread that goes away stops the service (with a failure) rather than leave it half there. */
+const program = Effect.scoped(
+  Effect.flatMap(Layer.build(Main), (context) => Effect.flatMap(WorkerThreadWatch, (watch) => watch.failed).pipe(Effect.provide(context)))
+)
+
+if (isMainThread || parentPort === null) program.pipe(NodeRuntime.runMain)
+// The same pretty log lines runMain gives the main thread, marked as the worker thread's.
+else runAsWorkerThread(program.pipe(Effect.annotateLogs("thread", "worker"), Effect.provide(Logger.pretty)), parentPort)

@@ -38,3 +38,12 @@ describe("DB_PREPARED_STATEMENTS", () => {
     expect(Either.isLeft(bad) && String(bad.left)).toContain("DB_PREPARED_STATEMENTS must be 1 or 0")
   })
 })
+
+describe("WORKER_THREAD", () => {
+  it("is on unless set to 0", () => {
+    const on = load({})
+    expect(Either.isRight(on) && on.right.workerThread).toBe(true)
+    const off = load({ WORKER_THREAD: "0" })
+    expect(Either.isRight(off) && off.right.workerThread).toBe(false)
+  })
+})

@@ -33,6 +33,7 @@ export const testConfig = (overrides: Partial<AppConfig> = {}): AppConfig => ({
   reconcilerPartitions: 4,
   receiverCommitters: 2,
   role: "all",
+  workerThread: false,
   ...overrides
 })
 

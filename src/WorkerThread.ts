@@ -1,0 +1,97 @@
+import { Context, Deferred, Effect, Exit, Fiber, Layer } from "effect"
+import * as fs from "node:fs"
+import { createRequire } from "node:module"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
+import { type MessagePort, Worker } from "node:worker_threads"
+
+/** What the parent posts to ask the worker thread to stop (it finishes what it holds, then exits). */
+const STOP = "stop"
+/** How long a stop may take before the thread is terminated. */
+const STOP_TIMEOUT_MS = 15_000
+
+/** The URL of tsx's ESM API (`tsx/esm/api` under the import condition), read from its package's exports map. */
+const tsxEsmApi = () => {
+  const manifest = createRequire(import.meta.url).resolve("tsx/package.json")
+  const pkg = JSON.parse(fs.readFileSync(manifest, "utf8")) as { exports: Record<string, { import: { default: string } }> }
+  return pathToFileURL(path.join(path.dirname(manifest), pkg.exports["./esm/api"]!.import.default)).href
+}
+
+/**
+ * How a worker thread loads `entry`. TypeScript sources (the service runs under tsx) need tsx's loader in that thread
+ * first: Node 20 does not carry `--import tsx` hooks into a worker's entry, so a two-line bootstrap registers them.
+ */
+const workerEntry = (entry: URL): [string | URL, { eval: true } | {}] => {
+  if (!entry.pathname.endsWith(".ts")) return [entry, {}]
+  return [`import(${JSON.stringify(tsxEsmApi())}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}) })`, { eval: true }]
+}
+
+/**
+ * How the process learns that its worker thread has gone: `failed` fails once the thread exits or errors while the
+ * service is running (never, when there is no worker thread).
+ */
+export class WorkerThreadWatch extends Context.Tag("src/WorkerThreadWatch")<WorkerThreadWatch, { readonly failed: Effect.Effect<never, Error> }>() {}
+
+export const NoWorkerThread = Layer.succeed(WorkerThreadWatch, { failed: Effect.never })
+
+/**
+ * The workers (reconciler, inbox sweeper, outbox relay, webhook dispatch, table statistics) on a second thread of this
+ * process, with its own event loop: `entry` is run there with SERVICE_ROLE=worker, as a worker process would run it.
+ * The two sides share nothing but Postgres and NATS, exactly as split processes do.
+ *
+ * Why: on one thread, the service's event loop was the bottleneck (runnable about nine tenths of a run) while the
+ * machine still had idle time; the API and the reconciler now run side by side on two cores.
+ *
+ * Closing the scope asks the thread to stop and waits for it (terminating it after STOP_TIMEOUT_MS). Should the
+ * thread end on its own, `failed` fails, and the caller stops the service rather than run without its workers.
+ */
+export const WorkerThreadLive = (entry: URL) =>
+  Layer.scoped(
+    WorkerThreadWatch,
+    Effect.gen(function* () {
+      const gone = yield* Deferred.make<never, Error>()
+      let stopping = false
+      const worker = yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          const [source, how] = workerEntry(entry)
+          const w = new Worker(source, { ...how, name: "collections-worker", env: { ...process.env, SERVICE_ROLE: "worker" } })
+          w.on("error", (e) => void Deferred.unsafeDone(gone, Exit.fail(new Error(`the worker thread failed: ${e.message}`))))
+          w.on("exit", (code) => {
+            if (!stopping) Deferred.unsafeDone(gone, Exit.fail(new Error(`the worker thread exited (code ${code})`)))
+          })
+          return w
+        }),
+        (w) =>
+          Effect.async<void>((resume) => {
+            stopping = true
+            if (w.threadId === -1) return resume(Effect.void)
+            const timer = setTimeout(() => void w.terminate(), STOP_TIMEOUT_MS)
+            w.once("exit", () => {
+              clearTimeout(timer)
+              resume(Effect.void)
+            })
+            w.postMessage(STOP)
+          })
+      )
+      yield* Effect.logInfo(`workers running on thread ${worker.threadId}`)
+      return { failed: Deferred.await(gone) }
+    })
+  )
+
+/**
+ * The worker thread's side: runs `program` until the parent posts STOP (interrupting it, so every finaliser runs),
+ * then lets the thread end; a program that fails ends the thread with code 1.
+ */
+export const runAsWorkerThread = (program: Effect.Effect<never, unknown>, parent: MessagePort) => {
+  const fiber = Effect.runFork(program)
+  parent.on("message", (m) => {
+    if (m === STOP) Effect.runFork(Fiber.interrupt(fiber))
+  })
+  fiber.addObserver((exit) => {
+    if (Exit.isFailure(exit) && !Exit.isInterrupted(exit)) {
+      console.error("worker thread stopped", exit.cause)
+      process.exitCode = 1
+    }
+    parent.close()
+  })
+}

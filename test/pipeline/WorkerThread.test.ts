@@ -1,0 +1,83 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
+import * as crypto from "node:crypto"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { WorkerThreadLive, WorkerThreadWatch } from "../../src/WorkerThread.js"
+import { deleteTopology } from "../../streams/JetStream.js"
+import { NatsLive } from "../../streams/Nats.js"
+import { freePort, http, REPO_ROOT, startService } from "../support/Processes.js"
+import { createScratchDatabase, databaseUrl, dropScratchDatabase } from "../support/TestDatabase.js"
+
+const fixture = (name: string) => new URL(`file://${path.join(REPO_ROOT, "test", "support", "fixtures", name)}`)
+const waitFor = async (what: string, check: () => boolean, ms = 20_000) => {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+describe("WorkerThreadLive (the workers' thread)", () => {
+  it.live("runs the entry on a second thread as SERVICE_ROLE=worker, and stops it when the scope closes", () =>
+    Effect.gen(function* () {
+      const probe = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "thread-probe-")), "probe.txt")
+      process.env.THREAD_PROBE_FILE = probe
+      const scope = yield* Scope.make()
+      const { failed } = Context.get(yield* Layer.buildWithScope(WorkerThreadLive(fixture("thread-waits.ts")), scope), WorkerThreadWatch)
+      yield* Effect.promise(() => waitFor("the thread to start", () => fs.existsSync(probe)))
+      expect(fs.readFileSync(probe, "utf8")).toBe("started as worker\n")
+      // Still running: nothing has failed.
+      const early = yield* Effect.timeout(failed, "300 millis").pipe(Effect.exit)
+      expect(Exit.isFailure(early) && String(early.cause)).toContain("TimeoutException")
+      yield* Scope.close(scope, Exit.void)
+      expect(fs.readFileSync(probe, "utf8")).toBe("started as worker\nstopped\n")
+    }))
+
+  it.live("reports a thread that ends on its own", () =>
+    Effect.gen(function* () {
+      const failed = yield* Effect.scoped(
+        Effect.flatMap(Layer.build(WorkerThreadLive(fixture("thread-exits.mjs"))), (ctx) => Effect.flip(Context.get(ctx, WorkerThreadWatch).failed))
+      )
+      expect(failed.message).toBe("the worker thread exited (code 3)")
+    }))
+})
+
+describe("the service on a real Postgres and NATS (SERVICE_ROLE=all)", () => {
+  it.live("reconciles on its worker thread, and stops both threads on SIGTERM", () =>
+    Effect.promise(async () => {
+      const name = await createScratchDatabase("wthread")
+      const prefix = `t${crypto.randomBytes(5).toString("hex")}.`
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "collections-wthread-"))
+      const service = await startService({ PORT: String(await freePort()), DATABASE_URL: databaseUrl(name), NATS_URL: process.env.TEST_NATS_URL ?? "127.0.0.1:4222", NATS_PREFIX: prefix, DATA_DIR: dataDir })
+      try {
+        await waitFor("the worker thread's announcement", () => /collections worker running/.test(service.output()))
+        expect(service.output()).toMatch(/workers running on thread \d+/)
+        const email = `wt-${crypto.randomBytes(4).toString("hex")}@example.ng`
+        const signup = await http(service.baseUrl, "POST", "/api/v1/dashboard/signup", { json: { businessName: "Thread Test", email, password: "correct horse battery staple" } })
+        expect(signup.status).toBe(201)
+        const key = await http(service.baseUrl, "POST", "/api/v1/dashboard/api-keys", { token: signup.body.accessToken, json: { mode: "test" } })
+        const token = await http(service.baseUrl, "POST", "/api/v1/auth/token", { json: { clientId: key.body.clientId, clientSecret: key.body.clientSecret } })
+        const auth = { token: token.body.accessToken as string }
+        expect((await http(service.baseUrl, "POST", "/api/v1/virtual-accounts", { ...auth, json: { accountRef: "thread-1", name: "Ada Obi", expectedAmountKobo: 500_000 } })).status).toBe(201)
+        const sim = await http(service.baseUrl, "POST", "/api/v1/sandbox/simulate/deposit", { ...auth, json: { accountRef: "thread-1", amountKobo: 500_000, senderName: "ADA OBI", reversal: false } })
+        expect(sim.status).toBe(200)
+        let account: any
+        for (let i = 0; i < 200; i++) {
+          account = (await http(service.baseUrl, "GET", "/api/v1/virtual-accounts/thread-1", auth)).body
+          if (account?.paymentState === "FullyPaid") break
+          await new Promise((r) => setTimeout(r, 100))
+        }
+        expect(account.paymentState).toBe("FullyPaid")
+      } finally {
+        service.child.kill("SIGTERM")
+        const exit = await Promise.race([service.exited, new Promise<"hung">((r) => setTimeout(() => r("hung"), 30_000))])
+        if (exit === "hung") service.child.kill("SIGKILL")
+        await Effect.runPromise(deleteTopology({ prefix }).pipe(Effect.provide(NatsLive(process.env.TEST_NATS_URL ?? "127.0.0.1:4222")), Effect.ignore))
+        await dropScratchDatabase(name)
+        fs.rmSync(dataDir, { recursive: true, force: true })
+        expect(exit).toEqual({ code: 0, signal: null })
+      }
+    }), 120_000)
+})
