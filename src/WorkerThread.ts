@@ -54,7 +54,7 @@ export const WorkerThreadLive = (entry: URL) =>
       const worker = yield* Effect.acquireRelease(
         Effect.sync(() => {
           const [source, how] = workerEntry(entry)
-          const w = new Worker(source, { ...how, name: "collections-worker", env: { ...process.env, SERVICE_ROLE: "worker" } })
+          const w = new Worker(source, { ...how, name: "collections-worker", env: { ...process.env, SERVICE_ROLE: "worker" }, workerData: { reconcilerOnly: true } })
           w.on("error", (e) => void Deferred.unsafeDone(gone, Exit.fail(new Error(`the worker thread failed: ${e.message}`))))
           w.on("exit", (code) => {
             if (!stopping) Deferred.unsafeDone(gone, Exit.fail(new Error(`the worker thread exited (code ${code})`)))

@@ -1,13 +1,13 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Logger, Option } from "effect"
-import { isMainThread, parentPort } from "node:worker_threads"
+import { isMainThread, parentPort, workerData } from "node:worker_threads"
 import { AppConfigTag } from "./Config.js"
 import { DatabaseMigrated } from "./db/Database.js"
 import { NodeServerLive } from "./http/NodeServer.js"
 import { ReceiverFastPathLive } from "./http/ReceiverFastPath.js"
 import { HttpLive } from "./http/Server.js"
 import { AppConfigLive, LoggingLive } from "./Runtime.js"
-import { ServicesLive, WorkersLive } from "./Services.js"
+import { DownstreamWorkersLive, ReconcilerLive, ServicesLive, WorkersLive } from "./Services.js"
 import { NoWorkerThread, runAsWorkerThread, WorkerThreadLive, WorkerThreadWatch } from "./WorkerThread.js"
 
 const HttpServerLive = Layer.unwrapEffect(
@@ -36,9 +36,9 @@ const Roles = Layer.unwrapEffect(
   Effect.map(AppConfigTag, (c) => {
     const api = Layer.merge(HttpLive, ReceiverFastPathLive).pipe(Layer.provide(HttpServerLive))
     if (c.role === "api") return Layer.merge(api, NoWorkerThread)
-    if (c.role === "worker") return Layer.merge(WorkersLive, NoWorkerThread)
+    if (c.role === "worker") return Layer.merge(workerData?.reconcilerOnly === true ? ReconcilerLive : WorkersLive, NoWorkerThread)
     if (c.workerThread && Option.isSome(c.databaseUrl) && Option.isSome(c.natsUrl)) {
-      return Layer.merge(api, WorkerThreadLive(new URL(import.meta.url)))
+      return Layer.mergeAll(api, DownstreamWorkersLive, WorkerThreadLive(new URL(import.meta.url)))
     }
     return Layer.mergeAll(api, WorkersLive, NoWorkerThread)
   })
