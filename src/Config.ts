@@ -33,7 +33,7 @@ export interface AppConfig {
    */
   readonly role: "all" | "api" | "worker"
   /**
-   * With SERVICE_ROLE=all on a real Postgres and NATS: the workers run on a second thread of the process (their own
+   * With SERVICE_ROLE=all on a real Postgres and NATS: the reconciler runs on a second thread of the process (its own
    * event loop), so the service uses two cores. Off, or on the embedded default, everything shares one thread.
    */
   readonly workerThread: boolean

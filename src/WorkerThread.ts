@@ -35,15 +35,17 @@ export class WorkerThreadWatch extends Context.Tag("src/WorkerThreadWatch")<Work
 export const NoWorkerThread = Layer.succeed(WorkerThreadWatch, { failed: Effect.never })
 
 /**
- * The workers (reconciler, inbox sweeper, outbox relay, webhook dispatch, table statistics) on a second thread of this
- * process, with its own event loop: `entry` is run there with SERVICE_ROLE=worker, as a worker process would run it.
- * The two sides share nothing but Postgres and NATS, exactly as split processes do.
+ * The reconciler on a second thread of this process, with its own event loop: `entry` is run there with
+ * SERVICE_ROLE=worker (and `workerData.reconcilerOnly`), as a worker process would run it, but with the reconciler
+ * alone; the main thread keeps the API, the receiver and the workers downstream of the reconciler (sweeper, outbox
+ * relay, webhook dispatch, table statistics). The two sides share nothing but Postgres and NATS, as split processes do.
  *
- * Why: on one thread, the service's event loop was the bottleneck (runnable about nine tenths of a run) while the
- * machine still had idle time; the API and the reconciler now run side by side on two cores.
+ * Why: on one thread the service's event loop was the bottleneck (runnable about nine tenths of a run, the machine
+ * 16% idle). With the reconciler alone on the second thread the two threads carry about the same load (the receiver
+ * ran ahead when the downstream workers sat with the reconciler).
  *
  * Closing the scope asks the thread to stop and waits for it (terminating it after STOP_TIMEOUT_MS). Should the
- * thread end on its own, `failed` fails, and the caller stops the service rather than run without its workers.
+ * thread end on its own, `failed` fails, and the caller stops the service rather than run without its reconciler.
  */
 export const WorkerThreadLive = (entry: URL) =>
   Layer.scoped(

@@ -28,9 +28,9 @@ const Announce = Layer.effectDiscard(
 )
 
 /**
- * What SERVICE_ROLE asks this process to run (see Config). `all` on a real Postgres and NATS runs the workers on a
- * second thread (WORKER_THREAD, on by default); the embedded default keeps them on this one (its in-process bus and
- * single database connection live in one thread).
+ * What SERVICE_ROLE asks this process to run (see Config). `all` on a real Postgres and NATS runs the reconciler on a
+ * second thread and everything else on this one (WORKER_THREAD, on by default; see WorkerThread); the embedded
+ * default keeps all of it on this thread (its in-process bus and single database connection live in one thread).
  */
 const Roles = Layer.unwrapEffect(
   Effect.map(AppConfigTag, (c) => {
