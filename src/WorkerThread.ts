@@ -44,10 +44,13 @@ export const NoWorkerThread = Layer.succeed(WorkerThreadWatch, { failed: Effect.
  * 16% idle). With the reconciler alone on the second thread the two threads carry about the same load (the receiver
  * ran ahead when the downstream workers sat with the reconciler).
  *
+ * `env` adds to the thread's environment (the caller gives it a smaller DB_POOL_SIZE: it runs one transaction per
+ * partition at a time).
+ *
  * Closing the scope asks the thread to stop and waits for it (terminating it after STOP_TIMEOUT_MS). Should the
  * thread end on its own, `failed` fails, and the caller stops the service rather than run without its reconciler.
  */
-export const WorkerThreadLive = (entry: URL) =>
+export const WorkerThreadLive = (entry: URL, env: Record<string, string> = {}) =>
   Layer.scoped(
     WorkerThreadWatch,
     Effect.gen(function* () {
@@ -56,7 +59,7 @@ export const WorkerThreadLive = (entry: URL) =>
       const worker = yield* Effect.acquireRelease(
         Effect.sync(() => {
           const [source, how] = workerEntry(entry)
-          const w = new Worker(source, { ...how, name: "collections-worker", env: { ...process.env, SERVICE_ROLE: "worker" }, workerData: { reconcilerOnly: true } })
+          const w = new Worker(source, { ...how, name: "collections-worker", env: { ...process.env, ...env, SERVICE_ROLE: "worker" }, workerData: { reconcilerOnly: true } })
           w.on("error", (e) => void Deferred.unsafeDone(gone, Exit.fail(new Error(`the worker thread failed: ${e.message}`))))
           w.on("exit", (code) => {
             if (!stopping) Deferred.unsafeDone(gone, Exit.fail(new Error(`the worker thread exited (code ${code})`)))
@@ -75,7 +78,7 @@ export const WorkerThreadLive = (entry: URL) =>
             w.postMessage(STOP)
           })
       )
-      yield* Effect.logInfo(`workers running on thread ${worker.threadId}`)
+      yield* Effect.logInfo(`reconciler running on thread ${worker.threadId}`)
       return { failed: Deferred.await(gone) }
     })
   )

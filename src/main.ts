@@ -19,6 +19,7 @@ const Announce = Layer.effectDiscard(
     const c = yield* AppConfigTag
     const stores = `(database: ${Option.isSome(c.databaseUrl) ? "DATABASE_URL" : `embedded under ${c.dataDir}`}, ` +
       `bus: ${Option.isSome(c.natsUrl) ? c.natsUrl.value : "in-process"})`
+    if (c.role === "worker" && workerData?.reconcilerOnly === true) return yield* Effect.logInfo(`collections reconciler thread running ${stores}`)
     if (c.role === "worker") return yield* Effect.logInfo(`collections worker running: reconciler, sweeper, outbox relay, webhook dispatch ${stores}`)
     yield* Effect.logInfo(
       `collections ${c.role === "api" ? "API (no workers) " : ""}listening on http://${c.host === "0.0.0.0" ? "localhost" : c.host}:${c.port} ` +
@@ -38,7 +39,9 @@ const Roles = Layer.unwrapEffect(
     if (c.role === "api") return Layer.merge(api, NoWorkerThread)
     if (c.role === "worker") return Layer.merge(workerData?.reconcilerOnly === true ? ReconcilerLive : WorkersLive, NoWorkerThread)
     if (c.workerThread && Option.isSome(c.databaseUrl) && Option.isSome(c.natsUrl)) {
-      return Layer.mergeAll(api, DownstreamWorkersLive, WorkerThreadLive(new URL(import.meta.url)))
+      // The reconciler holds one transaction per partition at a time (plus a poison write now and then).
+      const threadPool = Math.min(c.dbPoolSize, c.reconcilerPartitions + 2)
+      return Layer.mergeAll(api, DownstreamWorkersLive, WorkerThreadLive(new URL(import.meta.url), { DB_POOL_SIZE: String(threadPool) }))
     }
     return Layer.mergeAll(api, WorkersLive, NoWorkerThread)
   })

@@ -8,7 +8,7 @@ import { WorkerThreadLive, WorkerThreadWatch } from "../../src/WorkerThread.js"
 import { deleteTopology } from "../../streams/JetStream.js"
 import { NatsLive } from "../../streams/Nats.js"
 import { freePort, http, REPO_ROOT, startService } from "../support/Processes.js"
-import { createScratchDatabase, databaseUrl, dropScratchDatabase } from "../support/TestDatabase.js"
+import { createScratchDatabase, databaseUrl, dropScratchDatabase, withClient } from "../support/TestDatabase.js"
 
 const fixture = (name: string) => new URL(`file://${path.join(REPO_ROOT, "test", "support", "fixtures", name)}`)
 const waitFor = async (what: string, check: () => boolean, ms = 20_000) => {
@@ -45,15 +45,15 @@ describe("WorkerThreadLive (the workers' thread)", () => {
 })
 
 describe("the service on a real Postgres and NATS (SERVICE_ROLE=all)", () => {
-  it.live("reconciles on its worker thread, and stops both threads on SIGTERM", () =>
+  it.live("reconciles on its worker thread, relays and stages on the main one, and stops both threads on SIGTERM", () =>
     Effect.promise(async () => {
       const name = await createScratchDatabase("wthread")
       const prefix = `t${crypto.randomBytes(5).toString("hex")}.`
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "collections-wthread-"))
       const service = await startService({ PORT: String(await freePort()), DATABASE_URL: databaseUrl(name), NATS_URL: process.env.TEST_NATS_URL ?? "127.0.0.1:4222", NATS_PREFIX: prefix, DATA_DIR: dataDir })
       try {
-        await waitFor("the worker thread's announcement", () => /collections worker running/.test(service.output()))
-        expect(service.output()).toMatch(/workers running on thread \d+/)
+        await waitFor("the worker thread's announcement", () => /collections reconciler thread running/.test(service.output()))
+        expect(service.output()).toMatch(/reconciler running on thread \d+/)
         const email = `wt-${crypto.randomBytes(4).toString("hex")}@example.ng`
         const signup = await http(service.baseUrl, "POST", "/api/v1/dashboard/signup", { json: { businessName: "Thread Test", email, password: "correct horse battery staple" } })
         expect(signup.status).toBe(201)
@@ -70,6 +70,17 @@ describe("the service on a real Postgres and NATS (SERVICE_ROLE=all)", () => {
           await new Promise((r) => setTimeout(r, 100))
         }
         expect(account.paymentState).toBe("FullyPaid")
+        // The downstream workers (on the main thread) took the deposit's event: relayed and staged, nothing pending.
+        let left = { events: 0, pending: -1 }
+        for (let i = 0; i < 200 && left.pending !== 0; i++) {
+          left = await withClient(databaseUrl(name), async (c) => {
+            const r = await c.query("SELECT (SELECT count(*) FROM outbox)::int AS events, (SELECT count(*) FROM outbox_pending)::int AS pending")
+            return r.rows[0] as { events: number; pending: number }
+          })
+          if (left.pending !== 0) await new Promise((r) => setTimeout(r, 100))
+        }
+        expect(left.events).toBeGreaterThan(0)
+        expect(left.pending).toBe(0)
       } finally {
         service.child.kill("SIGTERM")
         const exit = await Promise.race([service.exited, new Promise<"hung">((r) => setTimeout(() => r("hung"), 30_000))])
