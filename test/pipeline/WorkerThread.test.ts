@@ -50,7 +50,16 @@ describe("the service on a real Postgres and NATS (SERVICE_ROLE=all)", () => {
       const name = await createScratchDatabase("wthread")
       const prefix = `t${crypto.randomBytes(5).toString("hex")}.`
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "collections-wthread-"))
+      const cleanUp = async () => {
+        await Effect.runPromise(deleteTopology({ prefix }).pipe(Effect.provide(NatsLive(process.env.TEST_NATS_URL ?? "127.0.0.1:4222")), Effect.ignore))
+        await dropScratchDatabase(name)
+        fs.rmSync(dataDir, { recursive: true, force: true })
+      }
       const service = await startService({ PORT: String(await freePort()), DATABASE_URL: databaseUrl(name), NATS_URL: process.env.TEST_NATS_URL ?? "127.0.0.1:4222", NATS_PREFIX: prefix, DATA_DIR: dataDir })
+        .catch(async (e) => {
+          await cleanUp()
+          throw e
+        })
       try {
         await waitFor("the worker thread's announcement", () => /collections reconciler thread running/.test(service.output()))
         expect(service.output()).toMatch(/reconciler running on thread \d+/)
@@ -85,9 +94,7 @@ describe("the service on a real Postgres and NATS (SERVICE_ROLE=all)", () => {
         service.child.kill("SIGTERM")
         const exit = await Promise.race([service.exited, new Promise<"hung">((r) => setTimeout(() => r("hung"), 30_000))])
         if (exit === "hung") service.child.kill("SIGKILL")
-        await Effect.runPromise(deleteTopology({ prefix }).pipe(Effect.provide(NatsLive(process.env.TEST_NATS_URL ?? "127.0.0.1:4222")), Effect.ignore))
-        await dropScratchDatabase(name)
-        fs.rmSync(dataDir, { recursive: true, force: true })
+        await cleanUp()
         expect(exit).toEqual({ code: 0, signal: null })
       }
     }), 120_000)
