@@ -48,11 +48,11 @@ export const makeServices = <E, R>(provider: Layer.Layer<BankProvider, E, R>) =>
 
 export const ServicesLive = makeServices(SandboxProviderLive)
 
-/** The long-running fibers: the reconciler, the inbox sweeper, the outbox relay, webhook dispatch and table statistics. */
-export const WorkersLive = Layer.mergeAll(ReconcilerWorkersLive, InboxSweeperLive, OutboxRelayLive, WebhookDispatcherLive, TableStatsKeeperLive)
-
 /** The workers downstream of the reconciler, and the upkeep: what the main thread runs when the reconciler has a thread of its own. */
 export const DownstreamWorkersLive = Layer.mergeAll(InboxSweeperLive, OutboxRelayLive, WebhookDispatcherLive, TableStatsKeeperLive)
 
-/** The reconciler alone: what the worker thread runs. */
+/** The reconciler alone: what the reconciler's thread runs. */
 export const ReconcilerLive = ReconcilerWorkersLive
+
+/** The long-running fibers: the reconciler, the inbox sweeper, the outbox relay, webhook dispatch and table statistics. */
+export const WorkersLive = Layer.merge(ReconcilerLive, DownstreamWorkersLive)
