@@ -2,7 +2,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Logger, Option } from "effect"
 import { isMainThread, parentPort, workerData } from "node:worker_threads"
 import { AppConfigTag } from "./Config.js"
-import { DatabaseMigrated } from "./db/Database.js"
+import { DatabaseMigrated, makeDatabaseLive } from "./db/Database.js"
 import { NodeServerLive } from "./http/NodeServer.js"
 import { ReceiverFastPathLive } from "./http/ReceiverFastPath.js"
 import { HttpLive } from "./http/Server.js"
@@ -49,7 +49,8 @@ const Roles = Layer.unwrapEffect(
 
 const Main = Roles.pipe(
   Layer.provide(ServicesLive),
-  Layer.provide(DatabaseMigrated("service")),
+  // The main thread migrated before it started the reconciler's thread, which only connects.
+  Layer.provide(workerData?.reconcilerOnly === true ? makeDatabaseLive("service") : DatabaseMigrated("service")),
   Layer.merge(Announce),
   Layer.provide(LoggingLive),
   Layer.provideMerge(AppConfigLive)

@@ -116,8 +116,10 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
       }
       return { ...p, outcome, amountPaidAfterKobo: account ? figures.get(account.id)! : null }
     })
+    // Every inbox row of the batch is marked, whether it was decided here or already recorded.
+    const markReconciled = sql`UPDATE inbound_events SET ${sql.literal(INBOX_RECONCILED)} WHERE id = ANY(${inboxes.map((r) => r.id)}::bigint[])`
     if (decided.length === 0) {
-      yield* sql`UPDATE inbound_events SET ${sql.literal(INBOX_RECONCILED)} WHERE id = ANY(${inboxes.map((r) => r.id)}::bigint[])`
+      yield* markReconciled
       return results
     }
 
@@ -142,7 +144,7 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
           FROM unnest(${touched.map(([id]) => id)}::text[], ${touched.map(([, paid]) => paid)}::bigint[]) AS u(id, amount_paid_kobo)
           WHERE va.id = u.id RETURNING 1
         ),
-        i AS (UPDATE inbound_events SET ${sql.literal(INBOX_RECONCILED)} WHERE id = ANY(${inboxes.map((r) => r.id)}::bigint[])),
+        i AS (${markReconciled}),
         o AS (${staged.insertEvents}),
         p AS (${staged.insertPending("o")})
       SELECT (SELECT count(*) FROM t)::int AS transactions, (SELECT count(*) FROM a)::int AS accounts`

@@ -122,8 +122,8 @@ export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/
     const reconcileBatch = Effect.fn("Reconciler.reconcileBatch")(function* (envelopes: ReadonlyArray<DepositEnvelope>) {
       if (envelopes.length === 0) return [] as ReadonlyArray<ReconcileResult>
       // With each row, whether its reference already has a transaction: a probe of the unique key per row (a scalar
-      // subquery; EXISTS here became one hashed scan of the whole table). Read outside the transaction: should another reconciler record one meanwhile, the batch's insert fails on that key
-      // and its deposits go one by one.
+      // subquery; EXISTS here became one hashed scan of the whole table). Read outside the transaction: should another
+      // reconciler record one meanwhile, the batch's insert fails on that key and its deposits go one by one.
       const rows = yield* sql<InboxRow & { readonly recorded: boolean }>`
         SELECT ie.id, ie.tenant_id, ie.mode, ie.provider, ie.provider_reference, ie.kind, ie.account_number, ie.payload, ie.reconciled_at,
           (SELECT true FROM transactions t WHERE t.reference = ie.provider_reference AND t.tenant_id = ie.tenant_id AND t.mode = ie.mode LIMIT 1) IS NOT NULL AS recorded

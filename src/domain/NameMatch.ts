@@ -89,21 +89,25 @@ const joinAbdul = (words: ReadonlyArray<string>): Array<string> => {
 const tokeniseNow = (raw: string): ReadonlyArray<Token> =>
   joinAbdul(dropTitlesAndConnectors(cleanWords(raw))).map((w) => ({ raw: w, canon: CANONICAL.get(w) ?? w }))
 
+/** `f` with its answers kept by key (f is pure); the map is emptied when it holds `max`, so memory stays bounded. */
+const kept = <V>(max: number, f: (key: string) => V) => {
+  const answers = new Map<string, V>()
+  return (key: string): V => {
+    const known = answers.get(key)
+    if (known !== undefined) return known
+    const answer = f(key)
+    if (answers.size >= max) answers.clear()
+    answers.set(key, answer)
+    return answer
+  }
+}
+
 /**
  * Tokens by name, kept: a customer's name comes back with each of its deposits and payers' names repeat, while the
  * (payer, customer) pair below often does not (a profile of the reconciler put a twentieth of its CPU in tokenising,
- * mostly Unicode normalisation and regexes). Bounded like the pairs; the tokens are never mutated.
+ * mostly Unicode normalisation and regexes). The tokens are never mutated.
  */
-const REMEMBERED_NAMES = 20_000
-const tokensByName = new Map<string, ReadonlyArray<Token>>()
-const tokenise = (raw: string): ReadonlyArray<Token> => {
-  const known = tokensByName.get(raw)
-  if (known !== undefined) return known
-  const tokens = tokeniseNow(raw)
-  if (tokensByName.size >= REMEMBERED_NAMES) tokensByName.clear()
-  tokensByName.set(raw, tokens)
-  return tokens
-}
+const tokenise = kept(20_000, tokeniseNow)
 
 /** Uppercase ASCII tokens, honorifics and fintech prefixes dropped, common variants canonicalised. */
 export const normaliseName = (raw: string): ReadonlyArray<string> => tokenise(raw).map((t) => t.canon)
@@ -261,23 +265,18 @@ const fullCount = (ts: ReadonlyArray<Token>): number => ts.filter((t) => !isInit
  * STRONG also needs ≥ 2 shared full tokens when both names have ≥ 2 (Monnify's rule);
  * otherwise the band is capped at PARTIAL while the score is reported unchanged.
  */
-export const matchNames = (payer: string, customer: string): NameMatch => {
-  const key = `${payer}\u0000${customer}`
-  const known = remembered.get(key)
-  if (known !== undefined) return known
-  const match = computeMatch(payer, customer)
-  if (remembered.size >= REMEMBERED_PAIRS) remembered.clear()
-  remembered.set(key, match)
-  return match
-}
+export const matchNames = (payer: string, customer: string): NameMatch => rememberedMatch(`${payer.length}:${payer}${customer}`)
 
 /**
  * Customers pay again and again from the same account, so the same (payer, customer) pair comes back: the answer is
  * kept (the function is pure), which spares a few dozen microseconds of tokenising and Jaro-Winkler per deposit.
- * Bounded: the map is emptied when it fills.
  */
-const REMEMBERED_PAIRS = 20_000
-const remembered = new Map<string, NameMatch>()
+const rememberedMatch = kept(20_000, (key) => {
+  // The key is `<payer length>:<payer><customer>`, so any two names make one key and split back exactly.
+  const colon = key.indexOf(":")
+  const end = colon + 1 + Number(key.slice(0, colon))
+  return computeMatch(key.slice(colon + 1, end), key.slice(end))
+})
 
 const computeMatch = (payer: string, customer: string): NameMatch => {
   const as = tokenise(payer)

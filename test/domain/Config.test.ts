@@ -28,22 +28,16 @@ describe("SERVICE_ROLE", () => {
   })
 })
 
-describe("DB_PREPARED_STATEMENTS", () => {
-  it("is on unless set to 0, and refuses anything but a 1 or 0 spelling", () => {
-    const on = load({})
-    expect(Either.isRight(on) && on.right.dbPreparedStatements).toBe(true)
-    const off = load({ DB_PREPARED_STATEMENTS: "0" })
-    expect(Either.isRight(off) && off.right.dbPreparedStatements).toBe(false)
-    const bad = load({ DB_PREPARED_STATEMENTS: "sometimes" })
-    expect(Either.isLeft(bad) && String(bad.left)).toContain("DB_PREPARED_STATEMENTS must be 1 or 0")
-  })
-})
-
-describe("WORKER_THREAD", () => {
-  it("is on unless set to 0", () => {
-    const on = load({})
-    expect(Either.isRight(on) && on.right.workerThread).toBe(true)
-    const off = load({ WORKER_THREAD: "0" })
-    expect(Either.isRight(off) && off.right.workerThread).toBe(false)
+describe("DB_PREPARED_STATEMENTS and WORKER_THREAD", () => {
+  const flags = [["DB_PREPARED_STATEMENTS", "dbPreparedStatements"], ["WORKER_THREAD", "workerThread"]] as const
+  it("are on unless set to 0, and refuse anything but a 1 or 0 spelling", () => {
+    for (const [name, field] of flags) {
+      const on = load({})
+      expect(Either.isRight(on) && on.right[field]).toBe(true)
+      const off = load({ [name]: "0" })
+      expect(Either.isRight(off) && off.right[field]).toBe(false)
+      const bad = load({ [name]: "sometimes" })
+      expect(Either.isLeft(bad) && String(bad.left)).toContain(`${name} must be 1 or 0`)
+    }
   })
 })
