@@ -5,15 +5,33 @@ import { Nats } from "./Nats.js"
 import { BusError, decodeEnvelope, DepositBus, encodeEnvelope, type Delivery } from "./DepositBus.js"
 import { depositMsgId, depositSubject, ensureTopology, RECONCILER_DURABLE, reconcilerConsumerConfig, streamNames, type Topology } from "./Topology.js"
 
-const toDelivery = (m: JsMsg): Delivery => ({
-  envelope: decodeEnvelope(m.string()),
-  subject: m.subject,
-  streamSeq: m.seq,
-  deliveryCount: m.info.deliveryCount,
-  ack: Effect.sync(() => m.ack()),
-  nak: (delayMs) => Effect.sync(() => m.nak(delayMs)),
-  term: Effect.sync(() => m.term())
-})
+/**
+ * A message as a Delivery. The verbs are made when asked for (nearly every message is only ever acked), not three
+ * effects and their closures per message up front.
+ */
+class JetStreamDelivery implements Delivery {
+  readonly envelope: Delivery["envelope"]
+  readonly subject: string
+  readonly streamSeq: number
+  readonly deliveryCount: number
+  constructor(private readonly m: JsMsg) {
+    this.envelope = decodeEnvelope(m.string())
+    this.subject = m.subject
+    this.streamSeq = m.seq
+    this.deliveryCount = m.info.deliveryCount
+  }
+  get ack() {
+    return Effect.sync(() => this.m.ack())
+  }
+  nak(delayMs: number) {
+    return Effect.sync(() => this.m.nak(delayMs))
+  }
+  get term() {
+    return Effect.sync(() => this.m.term())
+  }
+}
+
+const toDelivery = (m: JsMsg): Delivery => new JetStreamDelivery(m)
 
 /** The deposit stream on JetStream: subject deposits.<tenant>.<mode>.<nuban>, Nats-Msg-Id tenant:mode:provider:reference. */
 export const JetStreamDepositBusLive = (topology: Topology) =>

@@ -10,7 +10,10 @@ import { TargetResolver } from "./TargetResolver.js"
 export interface DispatcherOptions {
   /** How often the outbox and the due deliveries are polled when nothing wakes the loops sooner. */
   readonly pollMs: number
-  /** Outbox events staged per transaction. */
+  /**
+   * Outbox events staged per transaction. 500, as the outbox relay's pass: at 3,300 deposits a second, 200 made 17
+   * staging transactions a second (five statements each) on the API's event loop.
+   */
   readonly stageBatch: number
   /** Deliveries in flight at once, overall. */
   readonly maxInFlight: number
@@ -24,7 +27,7 @@ export interface DispatcherOptions {
 
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
   pollMs: 500,
-  stageBatch: 200,
+  stageBatch: 500,
   maxInFlight: 64,
   perEndpointInFlight: 4,
   leaseMs: 60_000,

@@ -9,9 +9,28 @@ import { embeddedOrRunning, startEmbeddedPostgres } from "./Embedded.js"
 import { pgTypes } from "./PgTypes.js"
 import { PreparingClient } from "./PreparedStatements.js"
 
+/**
+ * A name transform that remembers its answers. Column names are few, and every row of every result has its keys
+ * renamed: `snakeToCamel` builds each name a character at a time, and V8 then flattens and interns the string to use
+ * it as a key, per key per row (the reconciler's lock read returns 26 columns per account). A remembered name is
+ * already an interned string. At most `max` names are kept (names come from our own statements, so the bound is
+ * never reached in practice; past it the memo starts again).
+ */
+export const rememberedNames = (f: (name: string) => string, max = 10_000) => {
+  const memo = new Map<string, string>()
+  return (name: string) => {
+    let out = memo.get(name)
+    if (out === undefined) {
+      if (memo.size >= max) memo.clear()
+      memo.set(name, (out = f(name)))
+    }
+    return out
+  }
+}
+
 const clientOptions = {
-  transformQueryNames: Str.camelToSnake,
-  transformResultNames: Str.snakeToCamel,
+  transformQueryNames: rememberedNames(Str.camelToSnake),
+  transformResultNames: rememberedNames(Str.snakeToCamel),
   // Column names only: what json columns hold (payloads, envelopes, risk reasons) is written from our own
   // camelCase objects, so renaming inside it changed nothing and walked every nested key of every row (5% of the
   // worker's CPU, on the inbox payloads the reconciler reads back).

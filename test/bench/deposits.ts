@@ -22,7 +22,8 @@
  *
  * More flags: --pgbench-seconds (15), --drain-seconds (60: once the sender is done, how long the reconciled count may
  * stand still before the missing deposits count as lost), --setup-concurrency (16), --cpu-prof-dir DIR (run the service under `node --cpu-prof`, profile written there),
- * --service-env K=V (repeatable; e.g. DB_POOL_SIZE=20), --keep-db (keep the service database for inspection),
+ * --service-env K=V (repeatable; e.g. DB_POOL_SIZE=20), --node-flag F (repeatable: a flag for the service's node, e.g.
+ * --node-flag=--trace-gc with --service-output), --keep-db (keep the service database for inspection),
  * --service-output (copy the service's log lines to stderr), --split-roles (run the service as two processes,
  * SERVICE_ROLE=api and SERVICE_ROLE=worker; CPU, RSS and profiles then cover both).
  */
@@ -61,6 +62,7 @@ interface Options {
   readonly drainSeconds: number
   readonly setupConcurrency: number
   readonly cpuProfDir: string | undefined
+  readonly nodeFlags: ReadonlyArray<string>
   readonly serviceEnv: Record<string, string>
   readonly keepDb: boolean
   readonly serviceOutput: boolean
@@ -115,7 +117,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     if (value === undefined) throw new Error(`--${name} needs a value`)
     values.set(name, [...(values.get(name) ?? []), value])
   }
-  const known = ["deposits", "accounts", "concurrency", "duplicates", "pgbench-seconds", "drain-seconds", "setup-concurrency", "cpu-prof-dir", "service-env"]
+  const known = ["deposits", "accounts", "concurrency", "duplicates", "pgbench-seconds", "drain-seconds", "setup-concurrency", "cpu-prof-dir", "service-env", "node-flag"]
   for (const k of values.keys()) if (!known.includes(k)) throw new Error(`unknown flag --${k} (known: ${known.map((x) => `--${x}`).join(" ")} --keep-db --service-output --split-roles)`)
   const num = (name: string, dflt: number, ok: (n: number) => boolean) => {
     const raw = values.get(name)?.at(-1)
@@ -140,6 +142,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     drainSeconds: num("drain-seconds", 60, posInt),
     setupConcurrency: num("setup-concurrency", 16, posInt),
     cpuProfDir: cpuProfDir === undefined ? undefined : path.resolve(cpuProfDir),
+    nodeFlags: values.get("node-flag") ?? [],
     serviceEnv,
     keepDb: flags.has("keep-db"),
     serviceOutput: flags.has("service-output"),
@@ -274,6 +277,38 @@ const cpuSplit = (
   return split
 }
 
+/** CPU seconds of each thread of a process so far, by thread id (/proc/<pid>/task). */
+const threadCpu = (pid: number | undefined) => {
+  const out = new Map<number, number>()
+  if (pid === undefined) return out
+  try {
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+        out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) / 100)
+      } catch {
+        // the thread ended meanwhile
+      }
+    }
+  } catch {
+    // the process ended meanwhile
+  }
+  return out
+}
+
+/**
+ * A process's CPU by thread between two snapshots: its main thread (tid = pid), its busiest other thread (with the
+ * reconciler on a worker thread of the service, that one), and the rest together (V8's GC and compiler threads,
+ * libuv's pool, the module loader).
+ */
+const threadSplit = (pid: number, before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>) => {
+  const used = [...after].map(([tid, cpu]) => [tid, cpu - (before.get(tid) ?? 0)] as const)
+  const main = used.find(([tid]) => tid === pid)?.[1] ?? 0
+  const others = used.filter(([tid]) => tid !== pid).map(([, cpu]) => cpu).sort((a, b) => b - a)
+  return { main, busiest: others[0] ?? 0, rest: others.slice(1).reduce((a, b) => a + b, 0) }
+}
+
 /** The main thread's seconds on a CPU and seconds runnable but waiting for one (/proc/<pid>/schedstat). */
 const schedSeconds = (pid: number | undefined) => {
   if (pid === undefined) return { running: 0, waiting: 0 }
@@ -328,7 +363,7 @@ const runPgbench = async (seconds: number, work: string, cleanups: Array<() => P
 const startService = async (opts: Options, databaseUrl: string, natsPrefix: string, dataDir: string) => {
   const port = await freePort()
   const spawnService = (role: "all" | "api" | "worker") => {
-    const nodeArgs = opts.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProfDir}`] : []
+    const nodeArgs = [...(opts.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProfDir}`] : []), ...opts.nodeFlags]
     return run(process.execPath, [...SERVICE_NODE_FLAGS, ...nodeArgs, "--import", "tsx", path.join(REPO_ROOT, "src", "main.ts")], {
       env: childEnv({
         HOST: "127.0.0.1",
@@ -530,6 +565,7 @@ const main = async (): Promise<number> => {
     let rssMb = 0
     const cpuAtStart = sum(cpuSeconds)
     const cpuAtStartEach = pids.map(cpuSeconds)
+    const threadsAtStart = pids.map(threadCpu)
     const processesAtStart = processCpu()
     const walAt = () => withAdmin((c) => c.query<{ lsn: string }>(`SELECT pg_current_wal_lsn()::text AS lsn`)).then((r) => r.rows[0]!.lsn)
     const walBytes = (from: string, to: string) => withAdmin((c) => c.query<{ n: string }>(`SELECT pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn)::bigint AS n`, [from, to])).then((r) => Number(r.rows[0]!.n))
@@ -604,6 +640,12 @@ const main = async (): Promise<number> => {
     if (pids.length > 1) {
       log(`service CPU per process: ${pids.map((pid, i) => `${opts.splitRoles ? ["api", "worker"][i] ?? pid : pid} ${perDeposit(cpuSeconds(pid) - cpuAtStartEach[i]!)}`).join(", ")} per deposit`)
     }
+    pids.forEach((pid, i) => {
+      if (pid === undefined) return
+      const t = threadSplit(pid, threadsAtStart[i]!, threadCpu(pid))
+      log(`service${pids.length > 1 ? ` ${opts.splitRoles ? ["api", "worker"][i] : pid}` : ""} CPU by thread: main ${perDeposit(t.main)}, ` +
+        `busiest other (the reconciler's, when it has one) ${perDeposit(t.busiest)}, the rest (V8's GC and compiler threads, libuv) ${perDeposit(t.rest)} per deposit`)
+    })
     const sched = schedOfService()
     const wall = (Date.now() - wallAtStart) / 1000
     await consumerDeliveries(natsPrefix).then(
