@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Chunk, Effect, Queue } from "effect"
+import { Chunk, Clock, Effect, Queue } from "effect"
 import type { Mode } from "../../src/Config.js"
 import { type Column, insertFromJson } from "../../src/db/InsertFromJson.js"
 import type { DepositEnvelope } from "../../streams/DepositBus.js"
@@ -16,6 +16,9 @@ export interface InboxRow {
   readonly payload: SandboxEvent
   readonly reconciledAt: Date | null
 }
+
+/** How old a publish is before its inbox row gets a published mark (if it is still unreconciled then). */
+const MARK_AFTER_MS = 1_000
 
 export const envelopeOf = (r: Pick<InboxRow, "id" | "tenantId" | "mode" | "provider" | "providerReference" | "accountNumber">): DepositEnvelope => ({
   inboxId: r.id,
@@ -71,13 +74,16 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
       ids.length === 0 ? Effect.void : sql`UPDATE inbound_events SET published_at = now() WHERE id = ANY(${ids}::bigint[])`.pipe(Effect.asVoid, Effect.orDie)
 
     /**
-     * The receiver's published marks, written together once a second rather than one statement per inbox
-     * batch, and only on rows still unreconciled: the reconciler sets `published_at` with `reconciled_at` anyway (a
-     * reconciled event plainly reached the bus), and most deposits are reconciled before the mark is due, so most
-     * marks write nothing. The mark only keeps the sweeper from re-feeding a row in flight; the sweeper waits three
-     * seconds, so a late or lost mark costs at most a re-publish that JetStream de-duplicates.
+     * The receiver's published marks, written together once a second rather than one statement per inbox batch, and
+     * only on rows still unreconciled a second after their publish: the reconciler sets `published_at` with
+     * `reconciled_at` anyway (a reconciled event plainly reached the bus), so a mark is only ever needed for a deposit
+     * that is slow to reconcile. Marks published less than a second ago wait for the next pass (most of those rows
+     * are reconciled by then; marking them at once made a quarter of all inbox rows take an extra, non-HOT update
+     * under load). The mark only keeps the sweeper from re-feeding a row in flight; a row is marked at most about two
+     * seconds after its publish and the sweeper waits three, so a late or lost mark costs at most a re-publish that
+     * JetStream de-duplicates.
      */
-    const marks = yield* Queue.unbounded<number>()
+    const marks = yield* Queue.unbounded<{ readonly atMs: number; readonly ids: ReadonlyArray<number> }>()
     const writeMarks = (ids: ReadonlyArray<number>) =>
       ids.length === 0
         ? Effect.void
@@ -89,15 +95,23 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
             Effect.asVoid,
             Effect.catchAllCause((c) => Effect.logWarning("could not write published marks; the sweeper may re-feed those rows", c))
           )
-    yield* Effect.addFinalizer(() => Effect.flatMap(Queue.takeAll(marks), (ids) => writeMarks(Chunk.toReadonlyArray(ids))))
-    // Idle until a mark arrives (no timer while nothing happens), then a second for the rest to gather.
+    yield* Effect.addFinalizer(() => Effect.flatMap(Queue.takeAll(marks), (batches) => writeMarks(Chunk.toReadonlyArray(batches).flatMap((b) => b.ids))))
+    // Idle until a mark arrives (no timer while nothing happens), then a second for the rest to gather; what is
+    // younger than MARK_AFTER_MS goes back on the queue for the next pass.
     yield* Queue.take(marks).pipe(
-      Effect.zipLeft(Effect.sleep("1 second")),
-      Effect.flatMap((first) => Effect.flatMap(Queue.takeAll(marks), (rest) => writeMarks([first, ...Chunk.toReadonlyArray(rest)]))),
+      Effect.zipLeft(Effect.sleep(`${MARK_AFTER_MS} millis`)),
+      Effect.flatMap((first) => Effect.flatMap(Queue.takeAll(marks), (rest) => Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const batches = [first, ...Chunk.toReadonlyArray(rest)]
+        yield* writeMarks(batches.filter((b) => b.atMs <= now - MARK_AFTER_MS).flatMap((b) => b.ids))
+        const young = batches.filter((b) => b.atMs > now - MARK_AFTER_MS)
+        if (young.length > 0) yield* Queue.offerAll(marks, young)
+      }))),
       Effect.forever,
       Effect.forkScoped
     )
-    const notePublished = (ids: ReadonlyArray<number>) => Queue.offerAll(marks, ids).pipe(Effect.asVoid)
+    const notePublished = (ids: ReadonlyArray<number>) =>
+      ids.length === 0 ? Effect.void : Effect.flatMap(Clock.currentTimeMillis, (atMs) => Queue.offer(marks, { atMs, ids })).pipe(Effect.asVoid)
 
     /**
      * Rows the bus may have lost: never published and older than a few seconds, or published long enough ago
