@@ -4,6 +4,7 @@ import type { Mode } from "../../src/Config.js"
 import { type Column, insertFromJson } from "../../src/db/InsertFromJson.js"
 import type { DepositEnvelope } from "../../streams/DepositBus.js"
 import type { SandboxEvent } from "./SandboxEvent.js"
+import { integerArray } from "../../src/db/PgArray.js"
 
 export interface InboxRow {
   readonly id: number
@@ -90,7 +91,7 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
         // SKIP LOCKED: a row the reconciler holds is being reconciled, and gets its mark there; waiting for it
         // would only make that reconciliation wait for this statement in turn.
         : sql`UPDATE inbound_events SET published_at = now() WHERE id IN (
-            SELECT id FROM inbound_events WHERE id = ANY(${ids}::bigint[]) AND published_at IS NULL AND reconciled_at IS NULL
+            SELECT id FROM inbound_events WHERE id = ANY(${integerArray(ids)}::bigint[]) AND published_at IS NULL AND reconciled_at IS NULL
             FOR UPDATE SKIP LOCKED)`.pipe(
             Effect.asVoid,
             Effect.catchAllCause((c) => Effect.logWarning("could not write published marks; the sweeper may re-feed those rows", c))

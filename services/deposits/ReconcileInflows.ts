@@ -20,6 +20,7 @@ import {
 } from "./DepositRows.js"
 import type { InboxRow } from "./Inbox.js"
 import { type PriorInflow, readPayerReuse, readRiskWindows } from "./RiskWindows.js"
+import { integerArray, textArray } from "../../src/db/PgArray.js"
 
 /**
  * Several inflows in ONE transaction: lock every account (in key order), read the risk windows (a statement each for
@@ -39,9 +40,11 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
     const keys = [...new Map(inboxes.map((r) => [accountKey(r.tenantId, r.mode, r.accountNumber), r])).entries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([, r]) => r)
-    const locked = yield* sql<LockedAccount & { readonly txNow: Date }>`
-      SELECT v.*, now() AS tx_now
-      FROM unnest(${keys.map((k) => k.tenantId)}::text[], ${keys.map((k) => k.mode)}::text[], ${keys.map((k) => k.accountNumber)}::text[])
+    // The transaction's now() with each row as whole milliseconds (an int8, exact: extract gives numeric): the same
+    // instant a timestamp column reads back as, without parsing a timestamp per account.
+    const locked = yield* sql<LockedAccount & { readonly txNowMs: number }>`
+      SELECT v.*, floor(extract(epoch FROM now()) * 1000)::int8 AS tx_now_ms
+      FROM unnest(${textArray(keys.map((k) => k.tenantId))}::text[], ${textArray(keys.map((k) => k.mode))}::text[], ${textArray(keys.map((k) => k.accountNumber))}::text[])
         WITH ORDINALITY AS k(tenant_id, mode, nuban, ord)
       CROSS JOIN LATERAL (
         SELECT ${sql.literal(ACCOUNT_COLUMNS)}, t.risk_threshold
@@ -117,7 +120,7 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
       return { ...p, outcome, amountPaidAfterKobo: account ? figures.get(account.id)! : null }
     })
     // Every inbox row of the batch is marked, whether it was decided here or already recorded.
-    const markReconciled = sql`UPDATE inbound_events SET ${sql.literal(INBOX_RECONCILED)} WHERE id = ANY(${inboxes.map((r) => r.id)}::bigint[])`
+    const markReconciled = sql`UPDATE inbound_events SET ${sql.literal(INBOX_RECONCILED)} WHERE id = ANY(${integerArray(inboxes.map((r) => r.id))}::bigint[])`
     if (decided.length === 0) {
       yield* markReconciled
       return results
@@ -126,7 +129,7 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
     // Everything the batch writes goes in ONE statement (a WITH query per table), so it is one round trip. What
     // Postgres would assign is known already: reconciled_at and a first activity default to now(), the transaction's
     // start, which the lock query returned; so the events are built before the write and staged in it.
-    const txNow = locked[0]?.txNow ?? (yield* sql<{ now: Date }>`SELECT now() AS now`)[0]!.now
+    const txNow = locked[0] ? new Date(locked[0].txNowMs) : (yield* sql<{ now: Date }>`SELECT now() AS now`)[0]!.now
     const values = decided.map(({ inbox, account, outcome, paidAt }) => transactionRowOf(inbox, account, outcome, paidAt))
     const touched = [...new Map(decided.filter((d) => d.account).map((d) => [d.account!.id, figures.get(d.account!.id)!])).entries()]
     const staged = outbox.prepare(decided.flatMap(({ inbox, account, outcome, amountPaidAfterKobo }, i) => {
@@ -141,7 +144,7 @@ export const reconcileInflowsLocked = (sql: SqlClient.SqlClient, ledger: Ledger,
         ${ledgerInsert ? sql`l AS (${ledgerInsert}),` : sql``}
         a AS (
           UPDATE virtual_accounts va SET amount_paid_kobo = u.amount_paid_kobo, first_activity_at = COALESCE(va.first_activity_at, now())
-          FROM unnest(${touched.map(([id]) => id)}::text[], ${touched.map(([, paid]) => paid)}::bigint[]) AS u(id, amount_paid_kobo)
+          FROM unnest(${textArray(touched.map(([id]) => id))}::text[], ${integerArray(touched.map(([, paid]) => paid))}::bigint[]) AS u(id, amount_paid_kobo)
           WHERE va.id = u.id RETURNING 1
         ),
         i AS (${markReconciled}),

@@ -13,6 +13,7 @@ import type { InboxRow } from "./Inbox.js"
 import { ACCOUNT_COLUMNS, depositEvents, INBOX_RECONCILED, type LockedAccount, type ReconcileResult, transactionRowOf } from "./DepositRows.js"
 import { reconcileInflowsLocked } from "./ReconcileInflows.js"
 import { INFLOW_EVENT } from "./SandboxEvent.js"
+import { integerArray } from "../../src/db/PgArray.js"
 
 export type { ReconcileResult }
 
@@ -127,7 +128,7 @@ export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/
       const rows = yield* sql<InboxRow & { readonly recorded: boolean }>`
         SELECT ie.id, ie.tenant_id, ie.mode, ie.provider, ie.provider_reference, ie.kind, ie.account_number, ie.payload, ie.reconciled_at,
           (SELECT true FROM transactions t WHERE t.reference = ie.provider_reference AND t.tenant_id = ie.tenant_id AND t.mode = ie.mode LIMIT 1) IS NOT NULL AS recorded
-        FROM inbound_events ie WHERE ie.id = ANY(${[...new Set(envelopes.map((e) => e.inboxId))]}::bigint[])`
+        FROM inbound_events ie WHERE ie.id = ANY(${integerArray([...new Set(envelopes.map((e) => e.inboxId))])}::bigint[])`
       const byId = new Map(rows.map((r) => [r.id, r]))
       const results = new Array<ReconcileResult>(envelopes.length)
       const todo: Array<{ readonly index: number; readonly inbox: InboxRow & { readonly recorded: boolean } }> = []

@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import type { Mode } from "../../src/Config.js"
 import { DUPLICATE_WINDOW_MS } from "../../src/domain/Reconciliation.js"
 import { PAYER_REUSE_WINDOW_MS, VELOCITY_WINDOW_MS } from "../../src/domain/Risk.js"
+import { integerArray, textArray } from "../../src/db/PgArray.js"
 
 /** A deposit of a batch as the risk reads see it: its place in the batch, account (if matched), time and payer. */
 export interface WindowedDeposit {
@@ -64,12 +65,12 @@ export const readRiskWindows = (sql: SqlClient.SqlClient, deposits: ReadonlyArra
         )::int AS velocity,
         NULL::text AS virtual_account_id, NULL::text AS reference, NULL::bigint AS amount_kobo, NULL::text AS sender_account_number,
         NULL::text AS sender_name, NULL::timestamptz AS paid_at
-      FROM unnest(${matched.map((d) => d.index)}::int[], ${matched.map((d) => d.account!.id)}::text[],
-        ${matched.map((d) => iso(d.paidAt.getTime() - VELOCITY_WINDOW_MS))}::timestamptz[], ${matched.map((d) => d.paidAt.toISOString())}::timestamptz[])
+      FROM unnest(${integerArray(matched.map((d) => d.index))}::int[], ${textArray(matched.map((d) => d.account!.id))}::text[],
+        ${textArray(matched.map((d) => iso(d.paidAt.getTime() - VELOCITY_WINDOW_MS)))}::timestamptz[], ${textArray(matched.map((d) => d.paidAt.toISOString()))}::timestamptz[])
         AS d(ord, account_id, from_at, paid_at)
       UNION ALL
-      SELECT NULL, NULL, tr.* FROM unnest(${ws.map((w) => w.accountId)}::text[], ${ws.map((w) => w.amountKobo)}::bigint[],
-        ${ws.map((w) => iso(w.from))}::timestamptz[], ${ws.map((w) => iso(w.to))}::timestamptz[])
+      SELECT NULL, NULL, tr.* FROM unnest(${textArray(ws.map((w) => w.accountId))}::text[], ${integerArray(ws.map((w) => w.amountKobo))}::bigint[],
+        ${textArray(ws.map((w) => iso(w.from)))}::timestamptz[], ${textArray(ws.map((w) => iso(w.to)))}::timestamptz[])
         AS w(account_id, amount_kobo, from_at, to_at)
       CROSS JOIN LATERAL (
         SELECT t.virtual_account_id, t.reference, t.amount_kobo, t.sender_account_number, t.sender_name, t.paid_at FROM transactions t
@@ -106,9 +107,9 @@ export const readPayerReuse = (sql: SqlClient.SqlClient, deposits: ReadonlyArray
         WHERE tr.tenant_id = d.tenant_id AND tr.mode = d.mode AND tr.sender_name_key = d.payer_key
           AND tr.virtual_account_id <> d.account_id AND tr.paid_at BETWEEN d.window_start AND d.paid_at
       ) AS accounts
-      FROM unnest(${matched.map((d) => d.index)}::int[], ${matched.map((d) => d.inbox.tenantId)}::text[], ${matched.map((d) => d.inbox.mode)}::text[],
-        ${matched.map((d) => d.payerKey)}::text[], ${matched.map((d) => d.account!.id)}::text[], ${matched.map((d) => d.paidAt.toISOString())}::timestamptz[],
-        ${matched.map((d) => iso(d.paidAt.getTime() - PAYER_REUSE_WINDOW_MS))}::timestamptz[])
+      FROM unnest(${integerArray(matched.map((d) => d.index))}::int[], ${textArray(matched.map((d) => d.inbox.tenantId))}::text[], ${textArray(matched.map((d) => d.inbox.mode))}::text[],
+        ${textArray(matched.map((d) => d.payerKey))}::text[], ${textArray(matched.map((d) => d.account!.id))}::text[], ${textArray(matched.map((d) => d.paidAt.toISOString()))}::timestamptz[],
+        ${textArray(matched.map((d) => iso(d.paidAt.getTime() - PAYER_REUSE_WINDOW_MS)))}::timestamptz[])
         AS d(ord, tenant_id, mode, payer_key, account_id, paid_at, window_start)`
     const fromTable = new Map(rows.map((r) => [r.ord, r.accounts]))
     // The batch's deposits with a payer key so far, by (tenant, mode, payer): the "earlier" of each next one.

@@ -1,0 +1,31 @@
+/**
+ * Postgres array literals for the hot statements' array parameters (`= ANY($1::bigint[])`, `unnest($1::text[], ...)`),
+ * built here in one pass instead of by the pg driver, which runs every element through its general value preparation
+ * and two regular-expression replaces: 3% of the reconciler thread's CPU, on about twenty array elements per deposit.
+ * The text is the same literal the driver would send, so Postgres reads exactly the same values.
+ */
+
+const NEEDS_ESCAPE = /["\\]/
+const ESCAPED = /["\\]/g
+
+/** `{"a","b",NULL}`: every element quoted, `"` and `\` escaped; null is SQL NULL (the string "NULL" stays a string). */
+export const textArray = (values: ReadonlyArray<string | null>): string => {
+  let out = "{"
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!
+    if (i > 0) out += ","
+    out += v === null ? "NULL" : `"${NEEDS_ESCAPE.test(v) ? v.replace(ESCAPED, "\\$&") : v}"`
+  }
+  return `${out}}`
+}
+
+/** `{1,2,3}` for int4[] / int8[] parameters; only integers (a kobo amount or an id is never anything else). */
+export const integerArray = (values: ReadonlyArray<number>): string => {
+  let out = "{"
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!
+    if (!Number.isSafeInteger(v)) throw new Error(`integerArray: ${v} is not a safe integer`)
+    out += i > 0 ? `,${v}` : `${v}`
+  }
+  return `${out}}`
+}
