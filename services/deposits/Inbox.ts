@@ -2,9 +2,9 @@ import { SqlClient } from "@effect/sql"
 import { Chunk, Clock, Effect, Queue } from "effect"
 import type { Mode } from "../../src/Config.js"
 import { type Column, insertFromJson } from "../../src/db/InsertFromJson.js"
+import { integerArray } from "../../src/db/PgArray.js"
 import type { DepositEnvelope } from "../../streams/DepositBus.js"
 import type { SandboxEvent } from "./SandboxEvent.js"
-import { integerArray } from "../../src/db/PgArray.js"
 
 export interface InboxRow {
   readonly id: number

@@ -5,6 +5,7 @@ import { insertFromJson } from "../../src/db/InsertFromJson.js"
 import { type AccountContext, decideInflow } from "../../src/domain/DepositDecision.js"
 import { isDuplicateInflow, normalisePayerName } from "../../src/domain/Reconciliation.js"
 import { VELOCITY_WINDOW_MS } from "../../src/domain/Risk.js"
+import { integerArray, textArray } from "../../src/db/PgArray.js"
 import type { Ledger } from "../Ledger.js"
 import type { Outbox } from "../Outbox.js"
 import type { VirtualAccountRow } from "../VirtualAccounts.js"
@@ -20,7 +21,6 @@ import {
 } from "./DepositRows.js"
 import type { InboxRow } from "./Inbox.js"
 import { type PriorInflow, readPayerReuse, readRiskWindows } from "./RiskWindows.js"
-import { integerArray, textArray } from "../../src/db/PgArray.js"
 
 /**
  * Several inflows in ONE transaction: lock every account (in key order), read the risk windows (a statement each for

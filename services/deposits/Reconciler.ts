@@ -4,6 +4,7 @@ import type { Mode } from "../../src/Config.js"
 import { type AccountContext, decideInflow, decideReversalOutcome, type DepositOutcome } from "../../src/domain/DepositDecision.js"
 import { DUPLICATE_WINDOW_MS, isDuplicateInflow, normalisePayerName } from "../../src/domain/Reconciliation.js"
 import { PAYER_REUSE_WINDOW_MS, VELOCITY_WINDOW_MS } from "../../src/domain/Risk.js"
+import { integerArray } from "../../src/db/PgArray.js"
 import type { DepositEnvelope } from "../../streams/DepositBus.js"
 import { Ledger } from "../Ledger.js"
 import { Outbox } from "../Outbox.js"
@@ -13,7 +14,6 @@ import type { InboxRow } from "./Inbox.js"
 import { ACCOUNT_COLUMNS, depositEvents, INBOX_RECONCILED, type LockedAccount, type ReconcileResult, transactionRowOf } from "./DepositRows.js"
 import { reconcileInflowsLocked } from "./ReconcileInflows.js"
 import { INFLOW_EVENT } from "./SandboxEvent.js"
-import { integerArray } from "../../src/db/PgArray.js"
 
 export type { ReconcileResult }
 

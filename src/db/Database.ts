@@ -5,6 +5,7 @@ import pg from "pg"
 import { Effect, Layer, Option, Redacted, String as Str } from "effect"
 import { migrations } from "../../migrations/index.js"
 import { AppConfigTag } from "../Config.js"
+import { boundedMemo } from "../domain/BoundedMemo.js"
 import { embeddedOrRunning, startEmbeddedPostgres } from "./Embedded.js"
 import { pgTypes } from "./PgTypes.js"
 import { PreparingClient } from "./PreparedStatements.js"
@@ -16,17 +17,7 @@ import { PreparingClient } from "./PreparedStatements.js"
  * already an interned string. At most `max` names are kept (names come from our own statements, so the bound is
  * never reached in practice; past it the memo starts again).
  */
-export const rememberedNames = (f: (name: string) => string, max = 10_000) => {
-  const memo = new Map<string, string>()
-  return (name: string) => {
-    let out = memo.get(name)
-    if (out === undefined) {
-      if (memo.size >= max) memo.clear()
-      memo.set(name, (out = f(name)))
-    }
-    return out
-  }
-}
+export const rememberedNames = (f: (name: string) => string, max = 10_000) => boundedMemo(max, f)
 
 const clientOptions = {
   transformQueryNames: rememberedNames(Str.camelToSnake),

@@ -4,6 +4,8 @@
  * score and a band for the risk score rather than a yes/no.
  */
 
+import { boundedMemo } from "./BoundedMemo.js"
+
 export type NameMatchBand = "STRONG" | "PARTIAL" | "WEAK"
 
 export interface NameMatch {
@@ -89,25 +91,13 @@ const joinAbdul = (words: ReadonlyArray<string>): Array<string> => {
 const tokeniseNow = (raw: string): ReadonlyArray<Token> =>
   joinAbdul(dropTitlesAndConnectors(cleanWords(raw))).map((w) => ({ raw: w, canon: CANONICAL.get(w) ?? w }))
 
-/** `f` with its answers kept by key (f is pure); the map is emptied when it holds `max`, so memory stays bounded. */
-const kept = <V>(max: number, f: (key: string) => V) => {
-  const answers = new Map<string, V>()
-  return (key: string): V => {
-    const known = answers.get(key)
-    if (known !== undefined) return known
-    const answer = f(key)
-    if (answers.size >= max) answers.clear()
-    answers.set(key, answer)
-    return answer
-  }
-}
 
 /**
  * Tokens by name, kept: a customer's name comes back with each of its deposits and payers' names repeat, while the
  * (payer, customer) pair below often does not (a profile of the reconciler put a twentieth of its CPU in tokenising,
  * mostly Unicode normalisation and regexes). The tokens are never mutated.
  */
-const tokenise = kept(20_000, tokeniseNow)
+const tokenise = boundedMemo(20_000, tokeniseNow)
 
 /** Uppercase ASCII tokens, honorifics and fintech prefixes dropped, common variants canonicalised. */
 export const normaliseName = (raw: string): ReadonlyArray<string> => tokenise(raw).map((t) => t.canon)
@@ -271,7 +261,7 @@ export const matchNames = (payer: string, customer: string): NameMatch => rememb
  * Customers pay again and again from the same account, so the same (payer, customer) pair comes back: the answer is
  * kept (the function is pure), which spares a few dozen microseconds of tokenising and Jaro-Winkler per deposit.
  */
-const rememberedMatch = kept(20_000, (key) => {
+const rememberedMatch = boundedMemo(20_000, (key) => {
   // The key is `<payer length>:<payer><customer>`, so any two names make one key and split back exactly.
   const colon = key.indexOf(":")
   const end = colon + 1 + Number(key.slice(0, colon))

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, String as Str } from "effect"
 import { rememberedNames } from "../../src/db/Database.js"
+import { boundedMemo } from "../../src/domain/BoundedMemo.js"
 import { TestSql } from "../support/TestApp.js"
 
 describe("rememberedNames", () => {
@@ -16,12 +17,12 @@ describe("rememberedNames", () => {
     expect(calls).toEqual(["amount_kobo", "tenant_id", "risk_reasons", "x", "already_camelCase", "a_b_c_d"])
   })
 
-  it("keeps at most `max` names, then starts again (still answering correctly)", () => {
+  it("keeps at most `max` names, then starts again (still answering correctly): boundedMemo, shared with NameMatch", () => {
     let calls = 0
-    const snake = rememberedNames((s) => {
+    const snake = boundedMemo(3, (s) => {
       calls++
       return Str.camelToSnake(s)
-    }, 3)
+    })
     for (const n of ["aB", "cD", "eF"]) snake(n)
     expect(calls).toBe(3)
     expect(snake("gH")).toBe("g_h") // the fourth name: the memo is cleared, then holds it
