@@ -3,7 +3,10 @@ import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
-import { type MessagePort, Worker } from "node:worker_threads"
+import { isMainThread, type MessagePort, Worker, workerData } from "node:worker_threads"
+
+/** Whether this thread is the reconciler's thread that WorkerThreadLive started (the workerData it gives). */
+export const isReconcilerThread = !isMainThread && (workerData as { reconcilerOnly?: unknown } | null)?.reconcilerOnly === true
 
 /** What the parent posts to ask the worker thread to stop (it finishes what it holds, then exits). */
 const STOP = "stop"

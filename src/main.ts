@@ -1,6 +1,6 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Logger, Option } from "effect"
-import { isMainThread, parentPort, workerData } from "node:worker_threads"
+import { isMainThread, parentPort } from "node:worker_threads"
 import { AppConfigTag } from "./Config.js"
 import { DatabaseMigrated, makeDatabaseLive } from "./db/Database.js"
 import { NodeServerLive } from "./http/NodeServer.js"
@@ -8,7 +8,7 @@ import { ReceiverFastPathLive } from "./http/ReceiverFastPath.js"
 import { HttpLive } from "./http/Server.js"
 import { AppConfigLive, LoggingLive } from "./Runtime.js"
 import { DownstreamWorkersLive, ReconcilerLive, ServicesLive, WorkersLive } from "./Services.js"
-import { NoWorkerThread, runAsWorkerThread, WorkerThreadLive, WorkerThreadWatch } from "./WorkerThread.js"
+import { isReconcilerThread, NoWorkerThread, runAsWorkerThread, WorkerThreadLive, WorkerThreadWatch } from "./WorkerThread.js"
 
 const HttpServerLive = Layer.unwrapEffect(
   Effect.map(AppConfigTag, (c) => NodeServerLive({ port: c.port, host: c.host }))
@@ -19,7 +19,7 @@ const Announce = Layer.effectDiscard(
     const c = yield* AppConfigTag
     const stores = `(database: ${Option.isSome(c.databaseUrl) ? "DATABASE_URL" : `embedded under ${c.dataDir}`}, ` +
       `bus: ${Option.isSome(c.natsUrl) ? c.natsUrl.value : "in-process"})`
-    if (c.role === "worker" && workerData?.reconcilerOnly === true) return yield* Effect.logInfo(`collections reconciler thread running ${stores}`)
+    if (c.role === "worker" && isReconcilerThread) return yield* Effect.logInfo(`collections reconciler thread running ${stores}`)
     if (c.role === "worker") return yield* Effect.logInfo(`collections worker running: reconciler, sweeper, outbox relay, webhook dispatch ${stores}`)
     yield* Effect.logInfo(
       `collections ${c.role === "api" ? "API (no workers) " : ""}listening on http://${c.host === "0.0.0.0" ? "localhost" : c.host}:${c.port} ` +
@@ -37,7 +37,7 @@ const Roles = Layer.unwrapEffect(
   Effect.map(AppConfigTag, (c) => {
     const api = Layer.merge(HttpLive, ReceiverFastPathLive).pipe(Layer.provide(HttpServerLive))
     if (c.role === "api") return Layer.merge(api, NoWorkerThread)
-    if (c.role === "worker") return Layer.merge(workerData?.reconcilerOnly === true ? ReconcilerLive : WorkersLive, NoWorkerThread)
+    if (c.role === "worker") return Layer.merge(isReconcilerThread ? ReconcilerLive : WorkersLive, NoWorkerThread)
     if (c.workerThread && Option.isSome(c.databaseUrl) && Option.isSome(c.natsUrl)) {
       // The reconciler holds one transaction per partition at a time (plus a poison write now and then).
       const threadPool = Math.min(c.dbPoolSize, c.reconcilerPartitions + 2)
@@ -50,7 +50,7 @@ const Roles = Layer.unwrapEffect(
 const Main = Roles.pipe(
   Layer.provide(ServicesLive),
   // The main thread migrated before it started the reconciler's thread, which only connects.
-  Layer.provide(workerData?.reconcilerOnly === true ? makeDatabaseLive("service") : DatabaseMigrated("service")),
+  Layer.provide(isReconcilerThread ? makeDatabaseLive("service") : DatabaseMigrated("service")),
   Layer.merge(Announce),
   Layer.provide(LoggingLive),
   Layer.provideMerge(AppConfigLive)

@@ -91,7 +91,6 @@ const joinAbdul = (words: ReadonlyArray<string>): Array<string> => {
 const tokeniseNow = (raw: string): ReadonlyArray<Token> =>
   joinAbdul(dropTitlesAndConnectors(cleanWords(raw))).map((w) => ({ raw: w, canon: CANONICAL.get(w) ?? w }))
 
-
 /**
  * Tokens by name, kept: a customer's name comes back with each of its deposits and payers' names repeat, while the
  * (payer, customer) pair below often does not (a profile of the reconciler put a twentieth of its CPU in tokenising,

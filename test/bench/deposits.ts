@@ -209,13 +209,17 @@ const peakRssMb = (pid: number | undefined) => {
 }
 
 /** CPU seconds (user + system) a live process has used so far; 0 when it cannot be read. */
+/** User plus system CPU seconds in a /proc stat line (of a process or a thread). */
+const statCpu = (stat: string) => {
+  // Fields after the parenthesised command name: utime and stime are the 12th and 13th of them.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
 const cpuSeconds = (pid: number | undefined) => {
   if (pid === undefined) return 0
   try {
-    // Fields after the parenthesised command name: utime and stime are the 12th and 13th of them.
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return (Number(fields[11]) + Number(fields[12])) / 100
+    return statCpu(fs.readFileSync(`/proc/${pid}/stat`, "utf8"))
   } catch {
     return 0
   }
@@ -244,8 +248,7 @@ const processCpu = () => {
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8")
       const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-      out.set(Number(entry), { comm, cpu: (Number(fields[11]) + Number(fields[12])) / 100 })
+      out.set(Number(entry), { comm, cpu: statCpu(stat) })
     } catch {
       // the process ended meanwhile
     }
@@ -284,9 +287,7 @@ const threadCpu = (pid: number | undefined) => {
   try {
     for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
       try {
-        const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")
-        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-        out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) / 100)
+        out.set(Number(tid), statCpu(fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")))
       } catch {
         // the thread ended meanwhile
       }
