@@ -46,4 +46,31 @@ layer(TestSql, { timeout: 60_000, excludeTestServices: true })("insertFromJson o
       // null is SQL NULL, not a JSON null.
       expect([back[1]!.doc, back[1]!.docText, back[1]!.tags]).toEqual([null, null, null])
     }))
+  it.effect("writes undefined as NULL, a Date as its ISO instant, and rows in order however many there are", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`CREATE TABLE ifj2 (id bigserial PRIMARY KEY, label text, n int8, at timestamptz, flag bool, doc jsonb)`
+      type R2 = { readonly label?: string; readonly n: number; readonly at: Date | undefined; readonly flag: boolean; readonly doc: unknown }
+      const cols: ReadonlyArray<Column<R2>> = [
+        ["label", "text", (r) => r.label], ["n", "int8", (r) => r.n], ["at", "timestamptz", (r) => r.at],
+        ["flag", "bool", (r) => r.flag], ["doc", "jsonb", (r) => r.doc]
+      ]
+      const at = new Date("2026-11-21T23:59:59.999Z")
+      const rows: Array<R2> = Array.from({ length: 300 }, (_, i) => ({
+        ...(i % 3 === 0 ? {} : { label: `row ${i} \u2028 "q" \\` }),
+        n: i * 1_000_003, at: i % 2 === 0 ? at : undefined, flag: i % 5 === 0, doc: i % 7 === 0 ? undefined : { i, list: [i, "x"] }
+      }))
+      yield* sql`${insertFromJson(sql, "ifj2", cols, rows)}`
+      const back = yield* sql<{ label: string | null; n: number; at: Date | null; flag: boolean; doc: string | null }>`
+        SELECT label, n, at, flag, doc::text AS doc FROM ifj2 ORDER BY id`
+      expect(back.length).toBe(rows.length)
+      back.forEach((b, i) => {
+        const r = rows[i]!
+        expect(b.label).toBe(r.label ?? null)
+        expect(b.n).toBe(r.n)
+        expect(b.at?.toISOString() ?? null).toBe(r.at?.toISOString() ?? null)
+        expect(b.flag).toBe(r.flag)
+        expect(b.doc === null ? null : JSON.parse(b.doc)).toEqual(r.doc ?? null)
+      })
+    }))
 })
