@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Chunk, Clock, Effect, Queue } from "effect"
+import { Array as Arr, Chunk, Clock, Effect, Queue } from "effect"
 import type { Mode } from "../../src/Config.js"
 import { type Column, insertFromJson } from "../../src/db/InsertFromJson.js"
 import { integerArray } from "../../src/db/PgArray.js"
@@ -102,10 +102,9 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
     yield* Queue.take(marks).pipe(
       Effect.zipLeft(Effect.sleep(`${MARK_AFTER_MS} millis`)),
       Effect.flatMap((first) => Effect.flatMap(Queue.takeAll(marks), (rest) => Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const batches = [first, ...Chunk.toReadonlyArray(rest)]
-        yield* writeMarks(batches.filter((b) => b.atMs <= now - MARK_AFTER_MS).flatMap((b) => b.ids))
-        const young = batches.filter((b) => b.atMs > now - MARK_AFTER_MS)
+        const dueBy = (yield* Clock.currentTimeMillis) - MARK_AFTER_MS
+        const [young, due] = Arr.partition([first, ...Chunk.toReadonlyArray(rest)], (b) => b.atMs <= dueBy)
+        yield* writeMarks(due.flatMap((b) => b.ids))
         if (young.length > 0) yield* Queue.offerAll(marks, young)
       }))),
       Effect.forever,

@@ -117,7 +117,8 @@ export const readPayerReuse = (sql: SqlClient.SqlClient, deposits: ReadonlyArray
     for (const d of deposits) {
       if (d.payerKey === "") continue
       const key = `${d.inbox.tenantId}|${d.inbox.mode}|${d.payerKey}`
-      const before = earlier.get(key) ?? []
+      let before = earlier.get(key)
+      if (before === undefined) earlier.set(key, (before = []))
       if (d.account !== undefined) {
         const t = d.paidAt.getTime()
         const accounts = new Set(fromTable.get(d.index) ?? [])
@@ -128,7 +129,6 @@ export const readPayerReuse = (sql: SqlClient.SqlClient, deposits: ReadonlyArray
         reuse.set(d.index, accounts.size)
       }
       before.push(d)
-      earlier.set(key, before)
     }
     return reuse
   })
