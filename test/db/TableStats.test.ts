@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { keepTableStatsOnce, upkeepFor } from "../../src/db/TableStats.js"
+import { keepTableStatsOnce, keeperStatisticsTarget, upkeepFor, YOUNG_TABLE_ROWS } from "../../src/db/TableStats.js"
 import { TestSql } from "../support/TestApp.js"
 
 describe("upkeepFor (autovacuum's default thresholds)", () => {
@@ -18,6 +18,14 @@ describe("upkeepFor (autovacuum's default thresholds)", () => {
     expect(upkeepFor({ ...table, deadTuples: 251, autovacuum: false })).toBe("vacuum-analyze")
     expect(upkeepFor({ ...table, deadTuples: 250, autovacuum: false })).toBe("none")
     expect(upkeepFor({ ...table, deadTuples: 10_000, autovacuum: true })).toBe("none")
+  })
+})
+
+describe("keeperStatisticsTarget", () => {
+  it("samples a young table with statistics target 10, a grown one with the server's own", () => {
+    expect(keeperStatisticsTarget({ reltuples: -1 })).toBe(10)
+    expect(keeperStatisticsTarget({ reltuples: YOUNG_TABLE_ROWS - 1 })).toBe(10)
+    expect(keeperStatisticsTarget({ reltuples: YOUNG_TABLE_ROWS })).toBeUndefined()
   })
 })
 
@@ -50,6 +58,15 @@ layer(TestSql, { timeout: 60_000, excludeTestServices: true })("the table statis
       expect(done.find((d) => d.table === "stats_probe")?.upkeep).toBe("analyze")
       const [probe] = yield* sql<{ analyzed: boolean }>`SELECT last_analyze IS NOT NULL AS analyzed FROM pg_stat_user_tables WHERE relname = 'stats_probe'`
       expect(probe!.analyzed).toBe(true)
+      // The small sample, and only for that ANALYZE: a histogram of at most 11 bounds (target 10) for a column of
+      // 5,000 distinct values, where the default target (100) gives 101; the connections' own setting is untouched.
+      const [histogram] = yield* sql<{ bounds: number }>`
+        SELECT array_length(histogram_bounds::text::text[], 1) AS bounds FROM pg_stats WHERE tablename = 'stats_probe' AND attname = 'reference'`
+      expect(histogram!.bounds).toBeGreaterThan(1)
+      expect(histogram!.bounds).toBeLessThanOrEqual(11)
+      const settings = yield* Effect.forEach([1, 2, 3], () =>
+        sql<{ untouched: boolean }>`SELECT setting = reset_val AS untouched FROM pg_settings WHERE name = 'default_statistics_target'`)
+      for (const [s] of settings) expect(s!.untouched).toBe(true)
 
       const plan = yield* sql<Record<string, string>>`EXPLAIN SELECT p.reference FROM stats_probe p
         JOIN unnest(ARRAY['ten_1','ten_1']::text[], ARRAY['test','test']::text[], ARRAY['ref-7','ref-4000']::text[]) AS k(tenant_id, mode, reference)
