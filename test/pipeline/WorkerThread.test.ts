@@ -7,7 +7,7 @@ import * as path from "node:path"
 import { WorkerThreadLive, WorkerThreadWatch } from "../../src/WorkerThread.js"
 import { deleteTopology } from "../../streams/JetStream.js"
 import { NatsLive } from "../../streams/Nats.js"
-import { freePort, http, REPO_ROOT, startService } from "../support/Processes.js"
+import { freePort, http, REPO_ROOT, startService, tempDir } from "../support/Processes.js"
 import { createScratchDatabase, databaseUrl, dropScratchDatabase, withClient } from "../support/TestDatabase.js"
 
 const fixture = (name: string) => new URL(`file://${path.join(REPO_ROOT, "test", "support", "fixtures", name)}`)
@@ -22,7 +22,7 @@ const waitFor = async (what: string, check: () => boolean, ms = 20_000) => {
 describe("WorkerThreadLive (the workers' thread)", () => {
   it.live("runs the entry on a second thread as SERVICE_ROLE=worker, and stops it when the scope closes", () =>
     Effect.gen(function* () {
-      const probe = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "thread-probe-")), "probe.txt")
+      const probe = path.join(tempDir("thread-probe-"), "probe.txt")
       process.env.THREAD_PROBE_FILE = probe
       const scope = yield* Scope.make()
       const { failed } = Context.get(yield* Layer.buildWithScope(WorkerThreadLive(fixture("thread-waits.ts")), scope), WorkerThreadWatch)

@@ -20,7 +20,21 @@ export const childEnv = (vars: Record<string, string>): NodeJS.ProcessEnv => {
   return { ...env, ...vars }
 }
 
-export const tempDir = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+/** The temporary directories `tempDir` made and nobody has removed yet. */
+const madeDirs = new Set<string>()
+
+/** Removes every directory `tempDir` made (run after each test file: see vitest.config.ts's setupFiles). */
+export const removeTempDirs = () => {
+  for (const dir of madeDirs) fs.rmSync(dir, { recursive: true, force: true })
+  madeDirs.clear()
+}
+
+/** A new directory under the system's temp directory, removed by `removeTempDirs` (or earlier, by its user). */
+export const tempDir = (prefix: string) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  madeDirs.add(dir)
+  return dir
+}
 
 export interface CliResult {
   readonly code: number | null

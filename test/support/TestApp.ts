@@ -1,9 +1,6 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect, Layer, LogLevel, Logger, Option, Redacted } from "effect"
 import * as crypto from "node:crypto"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { type AppConfig, AppConfigTag } from "../../src/Config.js"
 import { MigratorLive, pgClientLayer } from "../../src/db/Database.js"
 import { NodeServerTest } from "../../src/http/NodeServer.js"
@@ -14,6 +11,7 @@ import { SandboxProviderLive } from "../../services/provider/SandboxProvider.js"
 import type { BankProvider } from "../../services/provider/BankProvider.js"
 import { deleteTopology } from "../../streams/JetStream.js"
 import { NatsLive } from "../../streams/Nats.js"
+import { tempDir } from "./Processes.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "./TestDatabase.js"
 
 export const testConfig = (overrides: Partial<AppConfig> = {}): AppConfig => ({
@@ -22,7 +20,7 @@ export const testConfig = (overrides: Partial<AppConfig> = {}): AppConfig => ({
   databaseUrl: Option.none(),
   natsUrl: Option.some(process.env.TEST_NATS_URL ?? "127.0.0.1:4222"),
   natsPrefix: `t${crypto.randomBytes(5).toString("hex")}.`,
-  dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "collections-test-")),
+  dataDir: tempDir("collections-test-"),
   tokenSigningKey: Option.some(Redacted.make(crypto.randomBytes(32).toString("base64url"))),
   dataEncryptionKey: Option.some(Redacted.make(crypto.randomBytes(32).toString("base64url"))),
   logLevel: LogLevel.Warning,
