@@ -208,7 +208,6 @@ const peakRssMb = (pid: number | undefined) => {
   }
 }
 
-/** CPU seconds (user + system) a live process has used so far; 0 when it cannot be read. */
 /** User plus system CPU seconds in a /proc stat line (of a process or a thread). */
 const statCpu = (stat: string) => {
   // Fields after the parenthesised command name: utime and stime are the 12th and 13th of them.
@@ -216,6 +215,7 @@ const statCpu = (stat: string) => {
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
+/** CPU seconds (user + system) a live process has used so far; 0 when it cannot be read. */
 const cpuSeconds = (pid: number | undefined) => {
   if (pid === undefined) return 0
   try {
