@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { Mode } from "../src/Config.js"
+import type { Mode } from "../src/domain/Mode.js"
 import { type Column, insertFromJson } from "../src/db/InsertFromJson.js"
 import { isBalanced, type Leg } from "../src/domain/Ledger.js"
 

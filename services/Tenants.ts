@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import type { Mode } from "../src/Config.js"
+import type { Mode } from "../src/domain/Mode.js"
 import { newId, newSecret } from "../src/domain/Ids.js"
-import { Forbidden, notFound } from "../src/http/Problem.js"
+import { Forbidden, notFound } from "../src/contract/Problems.js"
 import { SecretBox } from "./Keys.js"
 
 export const OnboardingStatus = Schema.Literal("NotStarted", "Submitted", "Approved", "Rejected")

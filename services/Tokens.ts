@@ -1,8 +1,8 @@
 import { Clock, Effect } from "effect"
 import { errors as JoseErrors, jwtVerify, SignJWT } from "jose"
-import type { Mode } from "../src/Config.js"
+import type { Mode } from "../src/domain/Mode.js"
 import type { Plane } from "../src/domain/Principal.js"
-import { Unauthorized } from "../src/http/Problem.js"
+import { Unauthorized } from "../src/contract/Problems.js"
 import { Keys } from "./Keys.js"
 
 export const TOKEN_TTL_SECONDS = 3600

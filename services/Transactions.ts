@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { Mode } from "../src/Config.js"
-import type { Transaction } from "../src/http/groups/TransactionsApi.js"
-import { notFound } from "../src/http/Problem.js"
-import { clampTake } from "../src/http/Schemas.js"
+import type { Mode } from "../src/domain/Mode.js"
+import type { Transaction } from "../src/contract/Transaction.js"
+import { notFound } from "../src/contract/Problems.js"
+import { clampTake } from "../src/contract/Schemas.js"
 
 export interface TransactionRow {
   readonly id: number

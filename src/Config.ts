@@ -1,6 +1,5 @@
 import { Config, ConfigError, Effect, Either, LogLevel, Option, Redacted } from "effect"
 
-export type Mode = "test" | "live"
 
 export interface AppConfig {
   readonly port: number

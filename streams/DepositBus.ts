@@ -1,5 +1,5 @@
 import { Context, Data, type Effect, type Stream } from "effect"
-import type { Mode } from "../src/Config.js"
+import type { Mode } from "../src/domain/Mode.js"
 
 /** What travels on the deposit stream: a pointer to the inbox row plus the routing key. */
 export interface DepositEnvelope {

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
-import type { Mode } from "../src/Config.js"
+import type { Mode } from "../src/domain/Mode.js"
 import { ReconciledBus } from "./ReconciledBus.js"
 
 const RELAY_BATCH = 500

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, PubSub } from "effect"
-import type { Mode } from "../src/Config.js"
+import type { Mode } from "../src/domain/Mode.js"
 import { publishMany } from "./JetStream.js"
 import { Nats } from "./Nats.js"
 import { reconciledSubject, type Topology } from "./Topology.js"

@@ -34,7 +34,7 @@ const make = Effect.gen(function* () {
       payload: isDecoded(d.envelope) ? JSON.stringify(d.envelope) : d.envelope.undecodable
     })}`.pipe(
       Effect.zipRight(isDecoded(d.envelope)
-        ? sql`UPDATE inbound_events SET gave_up_at = now() WHERE id = ${d.envelope.inboxId} AND reconciled_at IS NULL`
+        ? Effect.asVoid(sql`UPDATE inbound_events SET gave_up_at = now() WHERE id = ${d.envelope.inboxId} AND reconciled_at IS NULL`)
         : Effect.void),
       Effect.zipRight(Effect.logError(`deposit message terminated as poison: ${reason}`, { subject: d.subject, seq: d.streamSeq })),
       Effect.zipRight(d.term),

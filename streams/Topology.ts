@@ -12,7 +12,7 @@ import {
 import { nanos } from "@nats-io/nats-core"
 import { randomUUID } from "node:crypto"
 import { Effect, Option } from "effect"
-import type { Mode } from "../src/Config.js"
+import type { Mode } from "../src/domain/Mode.js"
 import { Nats, NatsError, tryNats } from "./Nats.js"
 
 /**

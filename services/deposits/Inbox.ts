@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Chunk, Clock, Effect, Queue } from "effect"
-import type { Mode } from "../../src/Config.js"
+import type { Mode } from "../../src/domain/Mode.js"
 import { type Column, insertFromJson } from "../../src/db/InsertFromJson.js"
 import { integerArray } from "../../src/db/PgArray.js"
 import type { DepositEnvelope } from "../../streams/DepositBus.js"

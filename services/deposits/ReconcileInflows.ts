@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { Mode } from "../../src/Config.js"
+import type { Mode } from "../../src/domain/Mode.js"
 import { insertFromJson } from "../../src/db/InsertFromJson.js"
 import { type AccountContext, decideInflow } from "../../src/domain/DepositDecision.js"
 import { isDuplicateInflow, normalisePayerName } from "../../src/domain/Reconciliation.js"

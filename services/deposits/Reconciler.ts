@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { Mode } from "../../src/Config.js"
+import type { Mode } from "../../src/domain/Mode.js"
 import { type AccountContext, decideInflow, decideReversalOutcome, type DepositOutcome } from "../../src/domain/DepositDecision.js"
 import { DUPLICATE_WINDOW_MS, isDuplicateInflow, normalisePayerName } from "../../src/domain/Reconciliation.js"
 import { PAYER_REUSE_WINDOW_MS, VELOCITY_WINDOW_MS } from "../../src/domain/Risk.js"

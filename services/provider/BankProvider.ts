@@ -1,5 +1,5 @@
 import { Context, Data, type Effect } from "effect"
-import type { Mode } from "../../src/Config.js"
+import type { Mode } from "../../src/domain/Mode.js"
 
 export interface ProvisionRequest {
   readonly merchantId: string

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { Mode } from "../../src/Config.js"
+import type { Mode } from "../../src/domain/Mode.js"
 import { newId } from "../../src/domain/Ids.js"
 import type { EventEnvelope } from "../Outbox.js"
 

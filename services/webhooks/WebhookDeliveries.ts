@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
-import type { Mode } from "../../src/Config.js"
-import type { DeliveryStatus, WebhookDelivery } from "../../src/http/groups/WebhookEndpointsApi.js"
-import { Conflict, notFound } from "../../src/http/Problem.js"
-import { clampTake } from "../../src/http/Schemas.js"
+import type { Mode } from "../../src/domain/Mode.js"
+import type { DeliveryStatus, WebhookDelivery } from "../../src/contract/Webhook.js"
+import { Conflict, notFound } from "../../src/contract/Problems.js"
+import { clampTake } from "../../src/contract/Schemas.js"
 
 export interface DeliveryRow {
   readonly id: string

@@ -1,4 +1,4 @@
-import type { Mode } from "../Config.js"
+import type { Mode } from "./Mode.js"
 
 export type Plane = "api" | "dashboard"
 export type Role = "Owner" | "Admin" | "Member"

@@ -15,9 +15,8 @@ import { TransactionsApi } from "./groups/TransactionsApi.js"
 import { TransfersApi } from "./groups/TransfersApi.js"
 import { VirtualAccountsApi } from "./groups/VirtualAccountsApi.js"
 import { WebhookEndpointsApi } from "./groups/WebhookEndpointsApi.js"
-import {
-  BadGateway, BadRequest, Conflict, Forbidden, NotFound, NotImplemented, patchProblemJson, ServiceUnavailable, Unauthorized, Unprocessable
-} from "./Problem.js"
+import { BadGateway, BadRequest, Conflict, Forbidden, NotFound, NotImplemented, ServiceUnavailable, Unauthorized, Unprocessable } from "../contract/Problems.js"
+import { patchProblemJson } from "./Problem.js"
 
 /** The whole interface: one group per resource. */
 export class Api extends HttpApi.make("collections")

@@ -1,8 +1,9 @@
-import { HttpApiSchema, HttpApp, HttpIncomingMessage, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApp, HttpIncomingMessage, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import * as FileSystem from "@effect/platform/FileSystem"
+import { PROBLEM_JSON, STATUS_TITLES as TITLES } from "../contract/Problems.js"
 
-export const PROBLEM_JSON = "application/problem+json"
+export { PROBLEM_JSON }
 export const MAX_BODY_BYTES = 1024 * 1024
 
 const FieldError = Schema.Struct({ path: Schema.String, message: Schema.String })
@@ -17,43 +18,6 @@ export const ProblemDetails = Schema.Struct({
   instance: Schema.optional(Schema.String),
   errors: Schema.optional(Schema.Array(FieldError))
 }).annotations({ identifier: "ProblemDetails" })
-
-const problemFields = {
-  code: Schema.String,
-  message: Schema.String,
-  errors: Schema.optional(Schema.Array(FieldError))
-}
-
-const TITLES: Record<number, string> = {
-  400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
-  409: "Conflict", 413: "Content Too Large", 415: "Unsupported Media Type", 422: "Unprocessable Content",
-  429: "Too Many Requests", 500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable"
-}
-
-/** The HTTP status of each problem error class below, by its tag: the one place a class gets its status. */
-export const PROBLEM_STATUS = {
-  BadRequest: 400, Unauthorized: 401, Forbidden: 403, NotFound: 404, Conflict: 409, Unprocessable: 422,
-  NotImplemented: 501, BadGateway: 502, ServiceUnavailable: 503
-} as const satisfies Record<string, number>
-
-const problem = <A>(tag: keyof typeof PROBLEM_STATUS): Schema.Annotations.Schema<A> => ({
-  ...HttpApiSchema.annotations<A>({ status: PROBLEM_STATUS[tag], title: TITLES[PROBLEM_STATUS[tag]] }),
-  [HttpApiSchema.AnnotationEncoding]: { kind: "Json", contentType: PROBLEM_JSON } satisfies HttpApiSchema.Encoding
-})
-
-// One class per status; the `code` says which case it is. A code is never reused across statuses.
-export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", problemFields, problem("BadRequest")) {}
-export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", problemFields, problem("Unauthorized")) {}
-export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", problemFields, problem("Forbidden")) {}
-export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", problemFields, problem("NotFound")) {}
-export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", problemFields, problem("Conflict")) {}
-export class Unprocessable extends Schema.TaggedError<Unprocessable>()("Unprocessable", problemFields, problem("Unprocessable")) {}
-export class NotImplemented extends Schema.TaggedError<NotImplemented>()("NotImplemented", problemFields, problem("NotImplemented")) {}
-export class BadGateway extends Schema.TaggedError<BadGateway>()("BadGateway", problemFields, problem("BadGateway")) {}
-export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", problemFields, problem("ServiceUnavailable")) {}
-
-export const notFound = (what: string, id: string) =>
-  new NotFound({ code: `${what.replace(/ /g, "_")}_not_found`, message: `No ${what} ${JSON.stringify(id)} in this tenant and mode.` })
 
 const DEFAULT_CODES: Record<number, [string, string]> = {
   400: ["malformed_request", "The request body could not be read: send valid JSON (at most 1 MiB) with content-type application/json."],

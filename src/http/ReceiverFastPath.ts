@@ -3,7 +3,8 @@ import type * as http from "node:http"
 import { Receiver } from "../../services/deposits/Receiver.js"
 import { SIGNATURE_HEADER } from "../../services/deposits/SandboxEvent.js"
 import { FastPaths } from "./NodeServer.js"
-import { INTERNAL_ERROR, MAX_BODY_BYTES, PROBLEM_JSON, PROBLEM_STATUS, problemDocument, TOO_LARGE } from "./Problem.js"
+import { PROBLEM_STATUS } from "../contract/Problems.js"
+import { INTERNAL_ERROR, MAX_BODY_BYTES, PROBLEM_JSON, problemDocument, TOO_LARGE } from "./Problem.js"
 
 /** `POST /webhooks/{provider}` and `POST /api/v1/webhooks/{provider}`, as the HttpApi routes them (a query is ignored). */
 const RECEIVER_ROUTE = /^\/(?:api\/v1\/)?webhooks\/([^/?#]+)(?:\?.*)?$/

@@ -4,7 +4,7 @@ import { ApiKeys } from "../../services/ApiKeys.js"
 import { Tokens } from "../../services/Tokens.js"
 import { Users } from "../../services/Users.js"
 import type { Principal, Role } from "../domain/Principal.js"
-import { Forbidden, Unauthorized } from "./Problem.js"
+import { Forbidden, Unauthorized } from "../contract/Problems.js"
 
 export class CurrentPrincipal extends Context.Tag("http/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
 

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { PositiveKobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
-import { OpenList, OpenObject, Reference, TakeParams } from "../Schemas.js"
+import { OpenList, OpenObject, Reference, TakeParams } from "../../contract/Schemas.js"
 
 const id = HttpApiSchema.param("id", Schema.String)
 const base = "/api/v1/billing/schedules"

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
-import { OpenObject, Reference } from "../Schemas.js"
+import { OpenObject, Reference } from "../../contract/Schemas.js"
 
 const token = HttpApiSchema.param("token", Schema.String)
 

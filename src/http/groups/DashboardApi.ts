@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
-import { ModeSchema, NonEmpty, listOf } from "../Schemas.js"
+import { ModeSchema, NonEmpty, listOf } from "../../contract/Schemas.js"
 import { TokenResponse } from "./AuthApi.js"
 
 const Email = Schema.Trim.pipe(

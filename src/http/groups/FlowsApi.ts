@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Kobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
-import { OpenList, OpenObject, TakeParams } from "../Schemas.js"
+import { OpenList, OpenObject, TakeParams } from "../../contract/Schemas.js"
 
 const id = HttpApiSchema.param("id", Schema.String)
 export const FlowInput = Schema.Struct({

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
-import { OpenObject, TakeParams } from "../Schemas.js"
+import { OpenObject, TakeParams } from "../../contract/Schemas.js"
 
 export class InsightsApi extends HttpApiGroup.make("insights")
   .add(HttpApiEndpoint.get("overview", "/api/v1/insights").addSuccess(OpenObject))

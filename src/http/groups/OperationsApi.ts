@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
-import { OpenObject } from "../Schemas.js"
+import { OpenObject } from "../../contract/Schemas.js"
 
 const ref = HttpApiSchema.param("ref", Schema.String)
 

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Kobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
-import { OpenList, OpenObject } from "../Schemas.js"
+import { OpenList, OpenObject } from "../../contract/Schemas.js"
 
 const id = HttpApiSchema.param("id", Schema.String)
 const Score = Schema.Int.pipe(Schema.between(0, 100, { message: () => "must be an integer from 0 to 100" }))

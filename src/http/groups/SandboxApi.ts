@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { PositiveKobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
-import { NonEmpty, Reference } from "../Schemas.js"
+import { NonEmpty, Reference } from "../../contract/Schemas.js"
 
 export const ReceiverResult = Schema.Literal("processed", "duplicate", "ignored", "unmatched")
 

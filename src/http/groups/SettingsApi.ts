@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { Kobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
-import { OpenObject } from "../Schemas.js"
+import { OpenObject } from "../../contract/Schemas.js"
 
 export const SplitLegRequest = Schema.Struct({
   subMerchantRef: Schema.optional(Schema.String),

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
-import { AccountNumber, BankCode, NonEmpty, OpenList, OpenObject, Reference } from "../Schemas.js"
+import { AccountNumber, BankCode, NonEmpty, OpenList, OpenObject, Reference } from "../../contract/Schemas.js"
 
 const id = HttpApiSchema.param("id", Schema.String)
 

@@ -1,33 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
-import { DateTimeParam, ModeSchema, OpenObject, Take, listOf } from "../Schemas.js"
+import { DateTimeParam, OpenObject, Take, listOf } from "../../contract/Schemas.js"
+import { ReconciliationStatus, Transaction, TransactionStatus } from "../../contract/Transaction.js"
 
-export const TransactionStatus = Schema.Literal("Completed", "PendingReview", "Rejected", "Reversed")
-export const ReconciliationStatus = Schema.Literal("Exact", "Underpaid", "Overpaid", "Duplicate", "Reversal", "Credited", "Unmatched")
-
-export const RiskReason = Schema.Struct({ code: Schema.String, points: Schema.Int, detail: Schema.String })
-
-export const Transaction = Schema.Struct({
-  reference: Schema.String,
-  accountRef: Schema.NullOr(Schema.String),
-  nuban: Schema.String,
-  amountKobo: Schema.Int,
-  status: TransactionStatus,
-  reconciliationStatus: ReconciliationStatus,
-  riskScore: Schema.Int,
-  riskReasons: Schema.Array(RiskReason),
-  senderName: Schema.NullOr(Schema.String),
-  senderAccountNumber: Schema.NullOr(Schema.String),
-  senderBankCode: Schema.NullOr(Schema.String),
-  narration: Schema.NullOr(Schema.String),
-  paidAt: Schema.String,
-  reconciledAt: Schema.String,
-  reversedReference: Schema.NullOr(Schema.String),
-  review: Schema.NullOr(Schema.Struct({ decision: Schema.Literal("approve", "reject"), note: Schema.NullOr(Schema.String), decidedBy: Schema.String, decidedAt: Schema.String })),
-  mode: ModeSchema
-}).annotations({ identifier: "Transaction" })
-export type Transaction = typeof Transaction.Type
+export { ReconciliationStatus, RiskReason, Transaction, TransactionStatus } from "../../contract/Transaction.js"
 
 export const TransactionSummary = Schema.Struct({
   from: Schema.NullOr(Schema.String),

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { PositiveKobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
-import { AccountNumber, BankCode, OpenList, OpenObject, Reference, TakeParams, listOf } from "../Schemas.js"
+import { AccountNumber, BankCode, OpenList, OpenObject, Reference, TakeParams, listOf } from "../../contract/Schemas.js"
 
 export const Bank = Schema.Struct({ name: Schema.String, code: Schema.String })
 const merchantTxRef = HttpApiSchema.param("merchantTxRef", Schema.String)

@@ -1,44 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { PositiveKobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
-import { DateTimeString, ModeSchema, NonEmpty, Reference, Take, listOf } from "../Schemas.js"
+import { Take, listOf } from "../../contract/Schemas.js"
+import { CreateVirtualAccount, VirtualAccount } from "../../contract/VirtualAccount.js"
 
-export const PaymentState = Schema.Literal("Open", "AwaitingPayment", "PartiallyPaid", "FullyPaid", "Overpaid")
-
-export const VirtualAccount = Schema.Struct({
-  accountRef: Schema.String,
-  nuban: Schema.String,
-  bankName: Schema.String,
-  bankCode: Schema.String,
-  accountName: Schema.String,
-  name: Schema.String,
-  email: Schema.NullOr(Schema.String),
-  phone: Schema.NullOr(Schema.String),
-  expectedAmountKobo: Schema.NullOr(Schema.Int),
-  expiryDateUtc: Schema.NullOr(Schema.String),
-  subMerchantRef: Schema.NullOr(Schema.String),
-  amountPaidKobo: Schema.Int,
-  deficit: Schema.Int,
-  overpayment: Schema.Int,
-  paymentState: PaymentState,
-  mode: ModeSchema,
-  createdAt: Schema.String
-}).annotations({ identifier: "VirtualAccount" })
-export type VirtualAccount = typeof VirtualAccount.Type
-
-export const CreateVirtualAccount = Schema.Struct({
-  accountRef: Reference("accountRef", 64),
-  name: NonEmpty("name", 120),
-  email: Schema.optional(
-    Schema.Trim.pipe(Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "email must be an e-mail address" }), Schema.maxLength(254))
-  ),
-  phone: Schema.optional(Schema.String.pipe(Schema.pattern(/^\+?[0-9 ()-]{7,20}$/, { message: () => "phone must be a phone number such as +2348031234567" }))),
-  expectedAmountKobo: Schema.optional(PositiveKobo),
-  expiryDateUtc: Schema.optional(DateTimeString),
-  subMerchantRef: Schema.optional(Reference("subMerchantRef", 64))
-}).annotations({ identifier: "CreateVirtualAccount" })
-export type CreateVirtualAccount = typeof CreateVirtualAccount.Type
+export { CreateVirtualAccount, PaymentState, VirtualAccount } from "../../contract/VirtualAccount.js"
 
 const accountRef = HttpApiSchema.param("accountRef", Schema.String)
 

@@ -8,7 +8,7 @@ import { Transactions } from "../../../services/Transactions.js"
 import { VirtualAccounts } from "../../../services/VirtualAccounts.js"
 import { actorOf } from "../../domain/Principal.js"
 import { Api } from "../Api.js"
-import { BadRequest, Forbidden } from "../Problem.js"
+import { BadRequest, Forbidden } from "../../contract/Problems.js"
 import { CurrentPrincipal, requireOwnerOrAdmin } from "../Security.js"
 import { notYet } from "./Respond.js"
 

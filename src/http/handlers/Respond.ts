@@ -1,6 +1,6 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Effect, Schema } from "effect"
-import { NotImplemented } from "../Problem.js"
+import { NotImplemented } from "../../contract/Problems.js"
 
 /** A JSON response with an explicit status, for endpoints whose status depends on the outcome (201 vs 200). */
 export const jsonWithStatus = <A, I>(schema: Schema.Schema<A, I>, value: A, status: number) =>

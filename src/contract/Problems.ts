@@ -1,0 +1,122 @@
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+
+/**
+ * Every problem code the service can answer, with its one HTTP status. A code is a key of this record, so it can never
+ * map to two statuses; each problem class below accepts only the codes of its own status (checked by the compiler and
+ * again when the error is built), and the middleware's own answers (validation, routing, 500) use codes from here too.
+ * Add a code here before using it.
+ */
+export const PROBLEM_CODES = {
+  // 400
+  malformed_request: 400,
+  validation_failed: 400,
+  unknown_field: 400,
+  invalid_text: 400,
+  invalid_webhook_url: 400,
+  // 401
+  unauthorized: 401,
+  missing_token: 401,
+  invalid_token: 401,
+  token_expired: 401,
+  token_revoked: 401,
+  user_not_found: 401,
+  invalid_client: 401,
+  invalid_credentials: 401,
+  invalid_signature: 401,
+  // 403
+  forbidden: 403,
+  wrong_plane: 403,
+  insufficient_role: 403,
+  live_key_not_allowed: 403,
+  onboarding_not_approved: 403,
+  // 404
+  route_not_found: 404,
+  unknown_provider: 404,
+  tenant_not_found: 404,
+  api_key_not_found: 404,
+  virtual_account_not_found: 404,
+  transaction_not_found: 404,
+  webhook_endpoint_not_found: 404,
+  webhook_delivery_not_found: 404,
+  // 405
+  method_not_allowed: 405,
+  // 409
+  reference_reused: 409,
+  request_in_progress: 409,
+  account_has_activity: 409,
+  email_taken: 409,
+  not_pending_review: 409,
+  webhook_delivery_succeeded: 409,
+  // 413
+  payload_too_large: 413,
+  // 415
+  unsupported_media_type: 415,
+  // 422
+  unprocessable: 422,
+  // 500
+  internal_error: 500,
+  // 501
+  not_implemented: 501,
+  // 502
+  provider_unavailable: 502,
+  // 503
+  shutting_down: 503,
+  database_unavailable: 503
+} as const satisfies Record<string, number>
+
+export type ProblemCode = keyof typeof PROBLEM_CODES
+/** The codes whose status is `S`. */
+export type CodeOf<S extends number> = { [K in ProblemCode]: (typeof PROBLEM_CODES)[K] extends S ? K : never }[ProblemCode]
+
+export const codesOf = <S extends number>(status: S): ReadonlyArray<CodeOf<S>> =>
+  (Object.keys(PROBLEM_CODES) as Array<ProblemCode>).filter((c) => PROBLEM_CODES[c] === status) as Array<CodeOf<S>>
+
+export const PROBLEM_JSON = "application/problem+json"
+
+export const STATUS_TITLES: Readonly<Record<number, string>> = {
+  400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
+  409: "Conflict", 413: "Content Too Large", 415: "Unsupported Media Type", 422: "Unprocessable Content",
+  429: "Too Many Requests", 500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable"
+}
+
+/** The HTTP status of each problem class below, by its tag: the one place a class gets its status. */
+export const PROBLEM_STATUS = {
+  BadRequest: 400, Unauthorized: 401, Forbidden: 403, NotFound: 404, Conflict: 409, Unprocessable: 422,
+  NotImplemented: 501, BadGateway: 502, ServiceUnavailable: 503
+} as const satisfies Record<string, number>
+
+type Tag = keyof typeof PROBLEM_STATUS
+
+const FieldError = Schema.Struct({ path: Schema.String, message: Schema.String })
+
+const fieldsOf = <T extends Tag>(tag: T) => ({
+  code: Schema.Literal(...(codesOf(PROBLEM_STATUS[tag]) as unknown as [CodeOf<(typeof PROBLEM_STATUS)[T]>])),
+  message: Schema.String,
+  errors: Schema.optional(Schema.Array(FieldError))
+})
+
+const annotations = <A>(tag: Tag): Schema.Annotations.Schema<A> => ({
+  ...HttpApiSchema.annotations<A>({ status: PROBLEM_STATUS[tag], title: STATUS_TITLES[PROBLEM_STATUS[tag]] }),
+  [HttpApiSchema.AnnotationEncoding]: { kind: "Json", contentType: PROBLEM_JSON } satisfies HttpApiSchema.Encoding
+})
+
+// One class per status; the `code` says which case it is.
+export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", fieldsOf("BadRequest"), annotations("BadRequest")) {}
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", fieldsOf("Unauthorized"), annotations("Unauthorized")) {}
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", fieldsOf("Forbidden"), annotations("Forbidden")) {}
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", fieldsOf("NotFound"), annotations("NotFound")) {}
+export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", fieldsOf("Conflict"), annotations("Conflict")) {}
+export class Unprocessable extends Schema.TaggedError<Unprocessable>()("Unprocessable", fieldsOf("Unprocessable"), annotations("Unprocessable")) {}
+export class NotImplemented extends Schema.TaggedError<NotImplemented>()("NotImplemented", fieldsOf("NotImplemented"), annotations("NotImplemented")) {}
+export class BadGateway extends Schema.TaggedError<BadGateway>()("BadGateway", fieldsOf("BadGateway"), annotations("BadGateway")) {}
+export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", fieldsOf("ServiceUnavailable"), annotations("ServiceUnavailable")) {}
+
+/** The things a 404 can name; each has its `<thing>_not_found` code above. */
+export type Findable = "tenant" | "api key" | "virtual account" | "transaction" | "webhook endpoint" | "webhook delivery"
+
+export const notFound = (what: Findable, id: string) =>
+  new NotFound({
+    code: `${what.replace(/ /g, "_")}_not_found` as CodeOf<404>,
+    message: `No ${what} ${JSON.stringify(id)} in this tenant and mode.`
+  })

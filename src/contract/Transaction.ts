@@ -1,0 +1,28 @@
+import { Schema } from "effect"
+import { ModeSchema } from "./Schemas.js"
+
+export const TransactionStatus = Schema.Literal("Completed", "PendingReview", "Rejected", "Reversed")
+export const ReconciliationStatus = Schema.Literal("Exact", "Underpaid", "Overpaid", "Duplicate", "Reversal", "Credited", "Unmatched")
+
+export const RiskReason = Schema.Struct({ code: Schema.String, points: Schema.Int, detail: Schema.String })
+
+export const Transaction = Schema.Struct({
+  reference: Schema.String,
+  accountRef: Schema.NullOr(Schema.String),
+  nuban: Schema.String,
+  amountKobo: Schema.Int,
+  status: TransactionStatus,
+  reconciliationStatus: ReconciliationStatus,
+  riskScore: Schema.Int,
+  riskReasons: Schema.Array(RiskReason),
+  senderName: Schema.NullOr(Schema.String),
+  senderAccountNumber: Schema.NullOr(Schema.String),
+  senderBankCode: Schema.NullOr(Schema.String),
+  narration: Schema.NullOr(Schema.String),
+  paidAt: Schema.String,
+  reconciledAt: Schema.String,
+  reversedReference: Schema.NullOr(Schema.String),
+  review: Schema.NullOr(Schema.Struct({ decision: Schema.Literal("approve", "reject"), note: Schema.NullOr(Schema.String), decidedBy: Schema.String, decidedAt: Schema.String })),
+  mode: ModeSchema
+}).annotations({ identifier: "Transaction" })
+export type Transaction = typeof Transaction.Type
