@@ -11,8 +11,8 @@ export const relayOnce = Effect.gen(function* () {
   const bus = yield* ReconciledBus
   return yield* sql.withTransaction(
     Effect.gen(function* () {
-      const rows = yield* sql<{ id: number; tenantId: string; mode: Mode; eventId: string; subjectKey: string; envelopeJson: string }>`
-        SELECT o.id, o.tenant_id, o.mode, o.event_id, o.subject_key, o.envelope::text AS envelope_json
+      const rows = yield* sql<{ id: number; tenantId: string; mode: Mode; eventId: string; eventType: string; subjectKey: string; envelopeJson: string }>`
+        SELECT o.id, o.tenant_id, o.mode, o.event_id, o.event_type, o.subject_key, o.envelope::text AS envelope_json
         FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
         WHERE p.consumer = 'relay' ORDER BY p.outbox_id LIMIT ${RELAY_BATCH} FOR UPDATE OF p SKIP LOCKED`
       // Pipelined, in id order; only the unbroken run of published rows is marked, so nothing is skipped (a later row

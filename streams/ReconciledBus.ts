@@ -12,6 +12,8 @@ export interface ReconciledMessage {
   readonly tenantId: string
   readonly mode: Mode
   readonly eventId: string
+  /** The event's type (`deposit.reconciled`, ...). */
+  readonly eventType: string
   readonly subjectKey: string
   /** The event envelope (`{ id, type, createdAt, mode, data }`) as JSON. */
   readonly envelopeJson: string
