@@ -1,42 +1,138 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import type { Mode } from "../src/domain/Mode.js"
+import { Data, Effect } from "effect"
 import { type Column, insertFromJson } from "../src/db/InsertFromJson.js"
-import { isBalanced, type Leg } from "../src/domain/Ledger.js"
+import { integerArray, textArray } from "../src/db/PgArray.js"
+import { availableDelta, familyOf, GuardedBalance, isBalanced, type Leg, netLegs } from "../src/domain/Ledger.js"
+import type { Scope } from "../src/domain/Mode.js"
 
-type Journal = { readonly tenantId: string; readonly mode: Mode; readonly journalId: string; readonly legs: ReadonlyArray<Leg> }
+export type Journal = Scope & { readonly journalId: string; readonly legs: ReadonlyArray<Leg> }
+
+/** A change to one guarded balance row (natural sign). */
+export interface GuardedChange extends Scope {
+  readonly account: string
+  readonly deltaKobo: number
+}
+
+/** A posting would take a guarded balance (escrow, the available balance, a sub-merchant) below zero. */
+export class Overdrawn extends Data.TaggedError("Overdrawn")<{ readonly message: string }> {}
 
 const LEG_COLUMNS: ReadonlyArray<Column<{ readonly journal: Journal; readonly leg: Leg }>> = [
   ["tenant_id", "text", (r) => r.journal.tenantId], ["mode", "text", (r) => r.journal.mode], ["journal_id", "text", (r) => r.journal.journalId],
   ["account", "text", (r) => r.leg.account], ["amount_kobo", "int8", (r) => r.leg.amountKobo]
 ]
 
-/** Appends balanced journals to the immutable ledger, inside the caller's transaction. */
+/** What the journals change on guarded balance rows, summed per row, in lock order (account name within tenant and mode). */
+export const guardedChanges = (journals: ReadonlyArray<Journal>): ReadonlyArray<GuardedChange> => {
+  const sums = new Map<string, GuardedChange>()
+  const add = (j: Journal, account: string, deltaKobo: number) => {
+    if (deltaKobo === 0) return
+    const key = `${j.tenantId}|${j.mode}|${account}`
+    const prev = sums.get(key)
+    sums.set(key, { tenantId: j.tenantId, mode: j.mode, account, deltaKobo: (prev?.deltaKobo ?? 0) + deltaKobo })
+  }
+  for (const j of journals) {
+    add(j, GuardedBalance.available, availableDelta(j.legs))
+    for (const leg of j.legs) {
+      const family = familyOf(leg.account)
+      if (family?.guarded) add(j, leg.account, family.kind === "liability" ? -leg.amountKobo : leg.amountKobo)
+    }
+  }
+  return [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c).filter((c) => c.deltaKobo !== 0)
+}
+
+const isCheckViolation = (e: { readonly cause?: unknown }) => (e.cause as { code?: string } | undefined)?.code === "23514"
+
+/**
+ * The immutable ledger: balanced journals, each posted once, and the guarded balance rows kept with them in the same
+ * transaction (the caller's).
+ */
 export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+
     /**
-     * The INSERT of several balanced journals, for a caller that runs it in a statement of its own (say, as one
-     * part of a multi-table write); undefined when there is nothing to write. Dies on an unbalanced journal.
+     * The INSERT of several balanced journals (legs netted per account), for a caller that runs it in a statement of
+     * its own (the deposit path's batch write); undefined when there is nothing to write. Dies on an unbalanced journal.
+     * A journal already posted makes the statement fail on the journal key: that caller has its own idempotency key.
      */
     const insertMany = (journals: ReadonlyArray<Journal>) =>
       Effect.gen(function* () {
         for (const j of journals) {
           if (!isBalanced(j.legs)) return yield* Effect.dieMessage(`unbalanced journal ${j.journalId}: ${JSON.stringify(j.legs)}`)
         }
-        const rows = journals.flatMap((j) => j.legs.map((leg) => ({ journal: j, leg })))
+        const rows = journals.flatMap((j) => netLegs(j.legs).map((leg) => ({ journal: j, leg })))
         return rows.length === 0 ? undefined : insertFromJson(sql, "ledger_entries", LEG_COLUMNS, rows)
       })
-    /** One balanced journal, inside the caller's transaction. */
-    const post = Effect.fn("Ledger.post")(function* (tenantId: string, mode: Mode, journalId: string, legs: ReadonlyArray<Leg>) {
-      const insert = yield* insertMany([{ tenantId, mode, journalId, legs }])
-      if (insert) yield* insert
+
+    /**
+     * Applies guarded changes in lock order; a row that would go below zero fails with `Overdrawn`, and the caller's
+     * transaction rolls back with it. (Not one INSERT .. ON CONFLICT DO UPDATE: Postgres checks the CHECK on the proposed
+     * row before it finds the conflict, so a negative change to an existing row would fail.) Usually one UPDATE: rows are
+     * made, at zero, only the first time an account is touched.
+     */
+    const applyGuarded = (changes: ReadonlyArray<GuardedChange>): Effect.Effect<void, Overdrawn> => {
+      if (changes.length === 0) return Effect.void
+      const update = (cs: ReadonlyArray<GuardedChange>) =>
+        sql<{ tenantId: string; mode: string; account: string }>`
+          UPDATE ledger_balances b SET balance_kobo = b.balance_kobo + c.delta, updated_at = now()
+          FROM unnest(${textArray(cs.map((c) => c.tenantId))}::text[], ${textArray(cs.map((c) => c.mode))}::text[],
+            ${textArray(cs.map((c) => c.account))}::text[], ${integerArray(cs.map((c) => c.deltaKobo))}::bigint[]) AS c(tenant_id, mode, account, delta)
+          WHERE b.tenant_id = c.tenant_id AND b.mode = c.mode AND b.account = c.account
+          RETURNING b.tenant_id, b.mode, b.account`
+      const key = (c: { tenantId: string; mode: string; account: string }) => `${c.tenantId}|${c.mode}|${c.account}`
+      return Effect.gen(function* () {
+        // Several rows: lock them in order first, so two steps that touch the same rows never deadlock.
+        if (changes.length > 1) {
+          yield* sql`SELECT 1 FROM ledger_balances b JOIN unnest(${textArray(changes.map((c) => c.tenantId))}::text[], ${textArray(changes.map((c) => c.mode))}::text[],
+              ${textArray(changes.map((c) => c.account))}::text[]) AS c(tenant_id, mode, account)
+            ON b.tenant_id = c.tenant_id AND b.mode = c.mode AND b.account = c.account
+            ORDER BY b.tenant_id, b.mode, b.account FOR UPDATE OF b`
+        }
+        const done = new Set((yield* update(changes)).map(key))
+        const missing = changes.filter((c) => !done.has(key(c)))
+        if (missing.length === 0) return
+        yield* sql`INSERT INTO ledger_balances (tenant_id, mode, account, balance_kobo)
+          SELECT * FROM unnest(${textArray(missing.map((c) => c.tenantId))}::text[], ${textArray(missing.map((c) => c.mode))}::text[],
+            ${textArray(missing.map((c) => c.account))}::text[], ${integerArray(missing.map(() => 0))}::bigint[])
+          ON CONFLICT (tenant_id, mode, account) DO NOTHING`
+        yield* update(missing)
+      }).pipe(
+        Effect.catchAll((e) =>
+          isCheckViolation(e)
+            ? Effect.fail(new Overdrawn({ message: `posting would overdraw ${changes.map((c) => `${c.account} (${c.deltaKobo})`).join(", ")}` }))
+            : Effect.die(e))
+      )
+    }
+
+    /**
+     * One balanced journal and its guarded balances, inside the caller's transaction. Posting the same journal id again
+     * is a no-op (answers false); a journal whose legs only partly exist is a bug and dies.
+     */
+    const post = Effect.fn("Ledger.post")(function* (scope: Scope, journalId: string, legs: ReadonlyArray<Leg>) {
+      if (!isBalanced(legs)) return yield* Effect.dieMessage(`unbalanced journal ${journalId}: ${JSON.stringify(legs)}`)
+      const netted = netLegs(legs)
+      if (netted.length === 0) return false
+      const journal: Journal = { tenantId: scope.tenantId, mode: scope.mode, journalId, legs: netted }
+      const inserted = yield* sql<{ n: number }>`
+        WITH i AS (${insertFromJson(sql, "ledger_entries", LEG_COLUMNS, netted.map((leg) => ({ journal, leg })))}
+          ON CONFLICT (tenant_id, mode, journal_id, account) DO NOTHING RETURNING 1)
+        SELECT count(*)::int AS n FROM i`.pipe(Effect.orDie)
+      const n = inserted[0]!.n
+      if (n === 0) return false
+      if (n !== netted.length) return yield* Effect.dieMessage(`journal ${journalId} was partly posted before (${n} of ${netted.length} legs new)`)
+      yield* applyGuarded(guardedChanges([journal]))
+      return true
     })
-    const balance = Effect.fn("Ledger.balance")(function* (tenantId: string, mode: Mode, account: string) {
+
+    /** An account's natural-sign balance from its entries (debit for assets, credit for liabilities). */
+    const balance = Effect.fn("Ledger.balance")(function* (scope: Scope, account: string) {
       const rows = yield* sql<{ balance: number }>`
-        SELECT COALESCE(sum(amount_kobo), 0)::bigint AS balance FROM ledger_entries WHERE tenant_id = ${tenantId} AND mode = ${mode} AND account = ${account}`
-      return rows[0]!.balance
+        SELECT COALESCE(sum(amount_kobo), 0)::bigint AS balance FROM ledger_entries
+        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND account = ${account}`.pipe(Effect.orDie)
+      const sum = rows[0]!.balance
+      return familyOf(account)?.kind === "liability" && sum !== 0 ? -sum : sum
     })
-    return { post, insertMany, balance } as const
+
+    return { post, insertMany, applyGuarded, balance } as const
   })
 }) {}

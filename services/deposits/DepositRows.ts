@@ -6,7 +6,7 @@ import { toTransaction, type TransactionRow } from "../Transactions.js"
 import { toVirtualAccount, type VirtualAccountRow } from "../VirtualAccounts.js"
 import type { InboxRow } from "./Inbox.js"
 
-// What the reconciler reads and writes for a deposit; shared by the single and the batched path.
+// What the reconciler reads and writes for a deposit: the rows of services/deposits/HotPath.ts.
 
 export type ReconcileResult = "reconciled" | "already-reconciled" | "missing-inbox-row"
 
@@ -22,14 +22,23 @@ export const ACCOUNT_COLUMNS = `va.id, va.tenant_id, va.mode, va.account_ref, va
  */
 export const INBOX_RECONCILED = "reconciled_at = COALESCE(reconciled_at, now()), published_at = COALESCE(published_at, now())"
 
-/** The transactions row for one decided deposit. */
-export const transactionRowOf = (inbox: InboxRow, account: { readonly id: string; readonly accountRef: string } | undefined | null, outcome: DepositOutcome, paidAt: Date) => {
+/**
+ * The transactions row for one decided deposit; `after` is how the batch leaves it (a later reversal of the same batch
+ * may have taken it back), the decision's own state when not given.
+ */
+export const transactionRowOf = (
+  inbox: InboxRow,
+  account: { readonly id: string; readonly accountRef: string } | undefined | null,
+  outcome: DepositOutcome,
+  paidAt: Date,
+  after: { readonly reversedKobo: number; readonly status: DepositOutcome["status"] } = { reversedKobo: 0, status: outcome.status }
+) => {
   const event = inbox.payload
   return {
     tenantId: inbox.tenantId, mode: inbox.mode, provider: inbox.provider, reference: inbox.providerReference, inboundEventId: inbox.id,
     virtualAccountId: account?.id ?? null, accountRef: account?.accountRef ?? null, nuban: inbox.accountNumber,
-    kind: inbox.kind, amountKobo: event.amountKobo, appliedKobo: outcome.appliedKobo, surplusKobo: outcome.surplusKobo,
-    status: outcome.status, reconciliationStatus: outcome.reconciliationStatus, riskScore: outcome.risk.score,
+    kind: inbox.kind, amountKobo: event.amountKobo, appliedKobo: outcome.appliedKobo, reversedKobo: after.reversedKobo, surplusKobo: outcome.surplusKobo,
+    status: after.status, reconciliationStatus: outcome.reconciliationStatus, riskScore: outcome.risk.score,
     riskReasons: JSON.stringify(outcome.risk.reasons), senderName: event.senderName,
     senderNameKey: event.senderName ? normalisePayerName(event.senderName) || null : null,
     senderAccountNumber: event.senderAccountNumber, senderBankCode: event.senderBankCode, narration: event.narration,
@@ -37,7 +46,7 @@ export const transactionRowOf = (inbox: InboxRow, account: { readonly id: string
   }
 }
 
-type TransactionValues = ReturnType<typeof transactionRowOf>
+export type TransactionValues = ReturnType<typeof transactionRowOf>
 
 /** The columns of a batch's transactions insert (`insertFromJson`), from the same values `transactionRowOf` gives. */
 export const TRANSACTION_INSERT_COLUMNS: ReadonlyArray<Column<TransactionValues>> = [
@@ -45,6 +54,7 @@ export const TRANSACTION_INSERT_COLUMNS: ReadonlyArray<Column<TransactionValues>
   ["reference", "text", (v) => v.reference], ["inbound_event_id", "int8", (v) => v.inboundEventId],
   ["virtual_account_id", "text", (v) => v.virtualAccountId], ["account_ref", "text", (v) => v.accountRef], ["nuban", "text", (v) => v.nuban],
   ["kind", "text", (v) => v.kind], ["amount_kobo", "int8", (v) => v.amountKobo], ["applied_kobo", "int8", (v) => v.appliedKobo],
+  ["reversed_kobo", "int8", (v) => v.reversedKobo],
   ["surplus_kobo", "int8", (v) => v.surplusKobo], ["status", "text", (v) => v.status],
   ["reconciliation_status", "text", (v) => v.reconciliationStatus], ["risk_score", "int4", (v) => v.riskScore],
   ["risk_reasons", "jsonb", (v) => v.riskReasons], ["sender_name", "text", (v) => v.senderName],
@@ -60,7 +70,7 @@ export const TRANSACTION_INSERT_COLUMNS: ReadonlyArray<Column<TransactionValues>
  */
 export const insertedTransactionRow = (v: TransactionValues, outcome: DepositOutcome, reconciledAt: Date): TransactionRow => ({
   id: 0, tenantId: v.tenantId, mode: v.mode, reference: v.reference, virtualAccountId: v.virtualAccountId, accountRef: v.accountRef,
-  nuban: v.nuban, kind: v.kind, amountKobo: v.amountKobo, appliedKobo: v.appliedKobo, reversedKobo: 0, surplusKobo: v.surplusKobo,
+  nuban: v.nuban, kind: v.kind, amountKobo: v.amountKobo, appliedKobo: v.appliedKobo, reversedKobo: v.reversedKobo, surplusKobo: v.surplusKobo,
   status: v.status, reconciliationStatus: v.reconciliationStatus, riskScore: v.riskScore, riskReasons: outcome.risk.reasons,
   senderName: v.senderName, senderAccountNumber: v.senderAccountNumber, senderBankCode: v.senderBankCode, narration: v.narration,
   paidAt: v.paidAt, reconciledAt, reversedReference: v.reversedReference,

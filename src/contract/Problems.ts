@@ -14,6 +14,8 @@ export const PROBLEM_CODES = {
   unknown_field: 400,
   invalid_text: 400,
   invalid_webhook_url: 400,
+  account_ref_required: 400,
+  account_ref_not_applicable: 400,
   // 401
   unauthorized: 401,
   missing_token: 401,

@@ -36,8 +36,8 @@ export interface InflowInput {
 }
 
 /**
- * Classifies an inflow and scores its risk. At or over the threshold the deposit is held for review: classified as
- * if credited, posted to the account's review hold, and not counted in amountPaidKobo until approved.
+ * Classifies an inflow and scores its risk. At or over the threshold the deposit waits for review: classified as if
+ * credited, posted to the account's review_pending, and not counted in amountPaidKobo until approved.
  */
 export const decideInflow = (i: InflowInput): DepositOutcome => {
   if (i.account === null) {
@@ -58,7 +58,7 @@ export const decideInflow = (i: InflowInput): DepositOutcome => {
     return {
       status: "PendingReview", reconciliationStatus: credit.reconciliationStatus, risk, appliedKobo: 0, surplusKobo: credit.surplusKobo,
       amountPaidAfterKobo: a.figures.amountPaidKobo, paymentStateAfter: paymentStateOf(a.figures),
-      legs: move(LedgerAccount.providerClearing, LedgerAccount.reviewHold(a.id), i.amountKobo)
+      legs: move(LedgerAccount.providerClearing, LedgerAccount.reviewPending(a.id), i.amountKobo)
     }
   }
   return {
@@ -68,18 +68,44 @@ export const decideInflow = (i: InflowInput): DepositOutcome => {
   }
 }
 
-/** A reversal lowers the running balance by what is there to reverse; an unknown NUBAN goes to review with no posting. */
-export const decideReversalOutcome = (account: AccountContext | null, amountKobo: number): DepositOutcome => {
-  if (account === null) {
+export interface ReversalInput {
+  readonly account: AccountContext | null
+  readonly amountKobo: number
+  /** What is still free in the account's customer_funds (not held, settled or refunded). */
+  readonly freeKobo: number
+  /** The tenant's available balance: what its collections still hold after payouts. */
+  readonly availableKobo: number
+}
+
+/**
+ * A reversal lowers the running balance (amountPaidKobo) by what there is to reverse: min(amount, amount paid). That
+ * part leaves customer_funds as far as the account's free money and the tenant's available balance still hold it; the
+ * rest had already left (held, settled, refunded or paid out) and is posted to tenant_receivable, so provider_clearing
+ * keeps matching the bank. A reversal with nothing to reverse (nothing paid, or an unknown NUBAN) posts nothing and
+ * waits for review: it is not a Completed reversal, and it is no payment activity on the account.
+ */
+export const decideReversalOutcome = (i: ReversalInput): DepositOutcome => {
+  if (i.account === null) {
     return {
       status: "PendingReview", reconciliationStatus: "Unmatched", risk: NO_RISK, appliedKobo: 0, surplusKobo: 0,
       amountPaidAfterKobo: null, paymentStateAfter: null, legs: []
     }
   }
-  const r = decideReversal(account.figures, amountKobo)
+  const r = decideReversal(i.account.figures, i.amountKobo)
+  if (r.reversedKobo === 0) {
+    return {
+      status: "PendingReview", reconciliationStatus: "Reversal", risk: NO_RISK, appliedKobo: 0, surplusKobo: 0,
+      amountPaidAfterKobo: r.amountPaidAfterKobo, paymentStateAfter: r.paymentStateAfter, legs: []
+    }
+  }
+  const fromFunds = Math.max(0, Math.min(r.reversedKobo, i.freeKobo, i.availableKobo))
   return {
     status: "Completed", reconciliationStatus: "Reversal", risk: NO_RISK, appliedKobo: r.reversedKobo, surplusKobo: 0,
     amountPaidAfterKobo: r.amountPaidAfterKobo, paymentStateAfter: r.paymentStateAfter,
-    legs: move(LedgerAccount.customerFunds(account.id), LedgerAccount.providerClearing, r.reversedKobo)
+    legs: [
+      ...(fromFunds > 0 ? [{ account: LedgerAccount.customerFunds(i.account.id), amountKobo: fromFunds }] : []),
+      ...(r.reversedKobo > fromFunds ? [{ account: LedgerAccount.tenantReceivable, amountKobo: r.reversedKobo - fromFunds }] : []),
+      { account: LedgerAccount.providerClearing, amountKobo: -r.reversedKobo }
+    ]
   }
 }

@@ -1,18 +1,72 @@
 /**
- * The chart of ledger accounts. Amounts are signed kobo: debit positive, credit negative; each journal sums to zero.
- * - provider_clearing: money held for the tenant at the bank provider (asset).
- * - customer_funds:<vaId>: collections credited to a virtual account (liability); -balance == amountPaidKobo.
- * - review_hold:<vaId>: deposits held for risk review, not yet credited to the account.
- * - suspense:unmatched / suspense:rejected: inflows with no account, and rejected deposits owed back to payers.
- * Holds, refunds, payouts and settlement post into further accounts (escrow:<vaId>, refunds_payable, payouts_in_transit,
- * settlement:<...>) with the same rule.
+ * The chart of ledger accounts, per tenant and mode. Amounts are signed kobo: debit positive, credit negative; each
+ * journal sums to zero. An asset's natural balance is its debit (sum of entries); a liability's is its credit (minus the
+ * sum). `guarded` families also keep a balance row (`ledger_balances`, natural sign, `CHECK (balance_kobo >= 0)`)
+ * updated in the posting's transaction, so the database itself refuses an overdraw. Lock order for a step that touches
+ * guarded rows: the virtual-account row first, then the balance rows (in account-name order).
  */
+export type AccountKind = "asset" | "liability"
+
+export interface AccountFamily {
+  /** The name, or the prefix before ":" for a family with one account per key. */
+  readonly name: string
+  readonly kind: AccountKind
+  /** Keyed per virtual account (`:<vaId>`), per sub-merchant (`:<id>`), or one per tenant and mode. */
+  readonly keyedBy: "virtual account" | "sub-merchant" | null
+  /** Has a balance row that may never go below zero. */
+  readonly guarded: boolean
+  readonly holds: string
+}
+
+export const CHART: ReadonlyArray<AccountFamily> = [
+  { name: "provider_clearing", kind: "asset", keyedBy: null, guarded: false, holds: "money at the bank provider for the tenant" },
+  { name: "customer_funds", kind: "liability", keyedBy: "virtual account", guarded: false, holds: "a virtual account's collected money that is free: not held, not settled, not refunded" },
+  { name: "escrow", kind: "liability", keyedBy: "virtual account", guarded: true, holds: "a virtual account's held money (holds by rules, flows or the hold endpoint)" },
+  { name: "review_pending", kind: "liability", keyedBy: "virtual account", guarded: false, holds: "deposits awaiting risk review" },
+  { name: "suspense:unmatched", kind: "liability", keyedBy: null, guarded: false, holds: "inflows with no account" },
+  { name: "suspense:rejected", kind: "liability", keyedBy: null, guarded: false, holds: "rejected inflows owed back to payers" },
+  { name: "payouts_in_transit", kind: "liability", keyedBy: null, guarded: false, holds: "payouts sent to the provider, not yet confirmed" },
+  { name: "refunds_in_transit", kind: "liability", keyedBy: null, guarded: false, holds: "refunds sent to the provider, not yet confirmed" },
+  { name: "payouts_drawn", kind: "asset", keyedBy: null, guarded: false, holds: "the tenant's payouts drawn on its free collections and not failed (a contra account to customer_funds)" },
+  { name: "sub_merchant", kind: "liability", keyedBy: "sub-merchant", guarded: true, holds: "collections routed to a sub-merchant, net of the platform fee, not yet settled" },
+  { name: "fees:platform", kind: "liability", keyedBy: null, guarded: false, holds: "platform fees kept by the tenant from sub-merchant collections" },
+  { name: "tenant_receivable", kind: "asset", keyedBy: null, guarded: false, holds: "what the provider took back (a late reversal) after the money had already left" }
+]
+
 export const LedgerAccount = {
   providerClearing: "provider_clearing",
   customerFunds: (vaId: string) => `customer_funds:${vaId}`,
-  reviewHold: (vaId: string) => `review_hold:${vaId}`,
+  escrow: (vaId: string) => `escrow:${vaId}`,
+  reviewPending: (vaId: string) => `review_pending:${vaId}`,
   unmatched: "suspense:unmatched",
-  rejected: "suspense:rejected"
+  rejected: "suspense:rejected",
+  payoutsInTransit: "payouts_in_transit",
+  refundsInTransit: "refunds_in_transit",
+  payoutsDrawn: "payouts_drawn",
+  subMerchant: (id: string) => `sub_merchant:${id}`,
+  platformFees: "fees:platform",
+  tenantReceivable: "tenant_receivable"
+} as const
+
+/**
+ * The balance rows (`ledger_balances.account`) that guard what may never be overdrawn. `available` is the tenant's
+ * available balance, what payouts may draw on: its free collections (minus the sum of every `customer_funds:*`) less its
+ * payouts not failed (`payouts_drawn`). The others mirror their ledger account's natural balance.
+ */
+export const GuardedBalance = {
+  available: "available",
+  escrow: LedgerAccount.escrow,
+  subMerchant: LedgerAccount.subMerchant
+} as const
+
+/** The family an account name belongs to; undefined for a name outside the chart. */
+export const familyOf = (account: string): AccountFamily | undefined =>
+  CHART.find((f) => f.name === account) ?? CHART.find((f) => f.keyedBy !== null && account.startsWith(`${f.name}:`))
+
+/** Journal ids, by the step that posts them: a step posts its journal once (the ledger makes a repeat a no-op). */
+export const JournalId = {
+  deposit: (reference: string) => `txn:${reference}`,
+  review: (reference: string) => `review:${reference}`
 } as const
 
 export interface Leg {
@@ -25,3 +79,14 @@ export const move = (debit: string, credit: string, amountKobo: number): Readonl
   amountKobo === 0 ? [] : [{ account: debit, amountKobo }, { account: credit, amountKobo: -amountKobo }]
 
 export const isBalanced = (legs: ReadonlyArray<Leg>) => legs.reduce((s, l) => s + l.amountKobo, 0) === 0
+
+/** Legs with the same account summed, zero legs dropped. */
+export const netLegs = (legs: ReadonlyArray<Leg>): ReadonlyArray<Leg> => {
+  const byAccount = new Map<string, number>()
+  for (const l of legs) byAccount.set(l.account, (byAccount.get(l.account) ?? 0) + l.amountKobo)
+  return [...byAccount].filter(([, a]) => a !== 0).map(([account, amountKobo]) => ({ account, amountKobo }))
+}
+
+/** What `legs` change on the tenant's available balance (natural sign: credits to customer_funds raise it). */
+export const availableDelta = (legs: ReadonlyArray<Leg>): number =>
+  legs.reduce((s, l) => (l.account.startsWith("customer_funds:") || l.account === LedgerAccount.payoutsDrawn ? s - l.amountKobo : s), 0)

@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schedule } from "effect"
 import * as crypto from "node:crypto"
 import { signSandboxEvent } from "../../services/deposits/SandboxEvent.js"
+import { familyOf } from "../../src/domain/Ledger.js"
 import { call } from "./TestApp.js"
 
 export interface Tenant {
@@ -109,27 +110,56 @@ export const waitForInboxDrained = Effect.gen(function* () {
 }).pipe(Effect.orDie)
 
 /**
- * The ledger invariant: every journal sums to zero, and every account's running figure equals the negated balance of
- * its customer_funds ledger account.
+ * The ledger invariant, as DESIGN.md "Money and ledger" states it, over the whole database (every tenant and mode):
+ * 1. every journal balances within its tenant and mode, and every account belongs to the chart;
+ * 2. amountPaidKobo = applied credits - applied reversals - refunds (refund journals `rfd:` out of the account);
+ * 3. what the account's money accounts hold (customer_funds + escrow) = amountPaidKobo - what was settled out of it
+ *    (settlement journals `stl:`) + what a late reversal posted to tenant_receivable for it;
+ * 4. every guarded balance row equals its entries: `available` = -(every customer_funds + payouts_drawn) of the tenant
+ *    and mode; `escrow:<va>` and `sub_merchant:<id>` their own natural balance; an account with entries and no row is 0.
+ * Returns how many virtual accounts it checked.
  */
 export const assertLedgerInvariant = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const unbalanced = yield* sql<{ journalId: string }>`SELECT journal_id FROM ledger_entries GROUP BY journal_id HAVING sum(amount_kobo) <> 0`
-  if (unbalanced.length > 0) return yield* Effect.die(new Error(`unbalanced journals: ${unbalanced.map((u) => u.journalId).join(", ")}`))
-  const total = yield* sql<{ s: number }>`SELECT COALESCE(sum(amount_kobo), 0)::bigint AS s FROM ledger_entries`
-  if (total[0]!.s !== 0) return yield* Effect.die(new Error(`ledger does not sum to zero: ${total[0]!.s}`))
-  const drift = yield* sql<{ accountRef: string; amountPaidKobo: number; ledger: number }>`
+  const fail = (what: string, rows: ReadonlyArray<unknown>) => Effect.die(new Error(`ledger invariant: ${what}: ${JSON.stringify(rows.slice(0, 10))}`))
+  const unbalanced = yield* sql<{ journalId: string }>`
+    SELECT tenant_id, mode, journal_id FROM ledger_entries GROUP BY tenant_id, mode, journal_id HAVING sum(amount_kobo) <> 0`
+  if (unbalanced.length > 0) return yield* fail("unbalanced journals", unbalanced)
+  const accounts = yield* sql<{ account: string }>`SELECT DISTINCT account FROM ledger_entries`
+  const outside = accounts.filter((a) => familyOf(a.account) === undefined)
+  if (outside.length > 0) return yield* fail("accounts outside the chart", outside)
+
+  const figures = yield* sql<{ accountRef: string; amountPaidKobo: number; fromTransactions: number; held: number; settled: number; receivable: number }>`
     SELECT va.account_ref, va.amount_paid_kobo,
-      -COALESCE((SELECT sum(amount_kobo) FROM ledger_entries e WHERE e.account = 'customer_funds:' || va.id), 0)::bigint AS ledger
+      (COALESCE((SELECT sum(CASE WHEN t.kind = 'inflow' THEN t.applied_kobo ELSE -t.applied_kobo END) FROM transactions t
+        WHERE t.virtual_account_id = va.id AND t.status NOT IN ('PendingReview', 'Rejected')), 0)
+       - COALESCE((SELECT sum(e.amount_kobo) FROM ledger_entries e WHERE e.tenant_id = va.tenant_id AND e.mode = va.mode
+          AND e.journal_id LIKE 'rfd:%' AND e.account IN ('customer_funds:' || va.id, 'escrow:' || va.id)), 0))::bigint AS from_transactions,
+      -COALESCE((SELECT sum(e.amount_kobo) FROM ledger_entries e WHERE e.tenant_id = va.tenant_id AND e.mode = va.mode
+          AND e.account IN ('customer_funds:' || va.id, 'escrow:' || va.id)), 0)::bigint AS held,
+      COALESCE((SELECT sum(e.amount_kobo) FROM ledger_entries e WHERE e.tenant_id = va.tenant_id AND e.mode = va.mode
+          AND e.journal_id LIKE 'stl:%' AND e.account IN ('customer_funds:' || va.id, 'escrow:' || va.id)), 0)::bigint AS settled,
+      COALESCE((SELECT sum(e.amount_kobo) FROM transactions t JOIN ledger_entries e
+          ON e.tenant_id = t.tenant_id AND e.mode = t.mode AND e.journal_id = 'txn:' || t.reference AND e.account = 'tenant_receivable'
+          WHERE t.virtual_account_id = va.id), 0)::bigint AS receivable
     FROM virtual_accounts va`
-  const bad = drift.filter((d) => d.amountPaidKobo !== d.ledger)
-  if (bad.length > 0) return yield* Effect.die(new Error(`account figures disagree with the ledger: ${JSON.stringify(bad)}`))
-  const applied = yield* sql<{ accountRef: string; amountPaidKobo: number; fromTransactions: number }>`
-    SELECT va.account_ref, va.amount_paid_kobo,
-      COALESCE((SELECT sum(CASE WHEN t.kind = 'inflow' THEN t.applied_kobo ELSE -t.applied_kobo END) FROM transactions t
-        WHERE t.virtual_account_id = va.id AND t.status <> 'PendingReview' AND t.status <> 'Rejected'), 0)::bigint AS from_transactions
-    FROM virtual_accounts va`
-  const off = applied.filter((a) => a.amountPaidKobo !== a.fromTransactions)
-  if (off.length > 0) return yield* Effect.die(new Error(`account figures disagree with transactions: ${JSON.stringify(off)}`))
-  return drift.length
+  const paidOff = figures.filter((f) => f.amountPaidKobo !== f.fromTransactions)
+  if (paidOff.length > 0) return yield* fail("amountPaidKobo is not applied credits - reversals - refunds", paidOff)
+  const heldOff = figures.filter((f) => f.held !== f.amountPaidKobo + f.settled + f.receivable)
+  if (heldOff.length > 0) return yield* fail("customer_funds + escrow is not amountPaidKobo - settled + receivable", heldOff)
+
+  const guarded = yield* sql<{ tenantId: string; mode: string; account: string; row: number; entries: number }>`
+    WITH sums AS (
+      SELECT tenant_id, mode, 'available' AS account, -sum(amount_kobo) AS entries FROM ledger_entries
+      WHERE account LIKE 'customer_funds:%' OR account = 'payouts_drawn' GROUP BY tenant_id, mode
+      UNION ALL
+      SELECT tenant_id, mode, account, -sum(amount_kobo) FROM ledger_entries
+      WHERE account LIKE 'escrow:%' OR account LIKE 'sub_merchant:%' GROUP BY tenant_id, mode, account
+    )
+    SELECT COALESCE(s.tenant_id, b.tenant_id) AS tenant_id, COALESCE(s.mode, b.mode) AS mode, COALESCE(s.account, b.account) AS account,
+      COALESCE(b.balance_kobo, 0)::bigint AS row, COALESCE(s.entries, 0)::bigint AS entries
+    FROM sums s FULL JOIN ledger_balances b ON b.tenant_id = s.tenant_id AND b.mode = s.mode AND b.account = s.account`
+  const drift = guarded.filter((g) => g.row !== g.entries)
+  if (drift.length > 0) return yield* fail("guarded balance rows disagree with their entries", drift)
+  return figures.length
 })

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
-import { DateTimeParam, OpenObject, Take, listOf } from "../../contract/Schemas.js"
+import { DateTimeParam, OpenObject, Reference, Take, listOf } from "../../contract/Schemas.js"
 import { ReconciliationStatus, Transaction, TransactionStatus } from "../../contract/Transaction.js"
 
 export { ReconciliationStatus, RiskReason, Transaction, TransactionStatus } from "../../contract/Transaction.js"
@@ -39,7 +39,11 @@ export class TransactionsApi extends HttpApiGroup.make("transactions")
   )
   .add(
     HttpApiEndpoint.post("review")`/api/v1/transactions/${reference}/review`
-      .setPayload(Schema.Struct({ decision: Schema.Literal("approve", "reject"), note: Schema.optional(Schema.String.pipe(Schema.maxLength(1000))) }))
+      .setPayload(Schema.Struct({
+        decision: Schema.Literal("approve", "reject"),
+        note: Schema.optional(Schema.String.pipe(Schema.maxLength(1000))),
+        accountRef: Schema.optional(Reference("accountRef", 64))
+      }))
       .addSuccess(Transaction)
   )
   .middleware(Authentication)

@@ -72,7 +72,8 @@ export const TransactionsHandlers = HttpApiBuilder.group(Api, "transactions", (h
       .handle("summary", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (p) => transactions.summary(p.tenantId, p.mode, urlParams)))
       .handle("get", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => transactions.get(p.tenantId, p.mode, path.reference)))
       .handle("review", ({ path, payload }) =>
-        Effect.flatMap(requireOwnerOrAdmin, (p) => reviews.decide(p.tenantId, p.mode, path.reference, payload.decision, payload.note ?? null, actorOf(p)))
+        Effect.flatMap(requireOwnerOrAdmin, (p) =>
+          reviews.decide(p, path.reference, { decision: payload.decision, note: payload.note ?? null, accountRef: payload.accountRef ?? null }, actorOf(p)))
       )
       .handle("refund", notYet("Refunds of overpayment"))
   })
