@@ -145,7 +145,7 @@ export const assertLedgerInvariant = Effect.gen(function* () {
     FROM virtual_accounts va`
   const paidOff = figures.filter((f) => f.amountPaidKobo !== f.fromTransactions)
   if (paidOff.length > 0) return yield* fail("amountPaidKobo is not applied credits - reversals - refunds", paidOff)
-  const heldOff = figures.filter((f) => f.held !== f.amountPaidKobo + f.settled + f.receivable)
+  const heldOff = figures.filter((f) => f.held !== f.amountPaidKobo - f.settled + f.receivable)
   if (heldOff.length > 0) return yield* fail("customer_funds + escrow is not amountPaidKobo - settled + receivable", heldOff)
 
   const guarded = yield* sql<{ tenantId: string; mode: string; account: string; row: number; entries: number }>`
