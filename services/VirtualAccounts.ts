@@ -193,6 +193,9 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("services
           if (row.firstActivityAt !== null || row.amountPaidKobo !== 0) {
             return yield* new Conflict({ code: "account_has_activity", message: `Virtual account ${JSON.stringify(accountRef)} has payment activity and cannot be deleted.` })
           }
+          // Only records that moved no money can point at an account without activity (a reversal with nothing to
+          // reverse, waiting for review): they keep their accountRef and lose the link.
+          yield* sql`UPDATE transactions SET virtual_account_id = NULL WHERE virtual_account_id = ${row.id}`
           yield* sql`DELETE FROM virtual_accounts WHERE id = ${row.id}`
           yield* sql`DELETE FROM customers c WHERE c.id = ${row.customerId}
             AND NOT EXISTS (SELECT 1 FROM virtual_accounts v WHERE v.customer_id = c.id)`

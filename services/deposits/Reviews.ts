@@ -66,7 +66,7 @@ export class Reviews extends Effect.Service<Reviews>()("services/deposits/Review
         let credited: { readonly account: VirtualAccountRow; readonly set: Record<string, unknown> } | undefined
         if (row.kind === "inflow") {
           const from = unmatched ? LedgerAccount.unmatched : LedgerAccount.reviewPending(row.virtualAccountId!)
-          if (review.decision === "reject") legs = move(LedgerAccount.rejected, from, row.amountKobo)
+          if (review.decision === "reject") legs = move(from, LedgerAccount.rejected, row.amountKobo)
           else {
             const a = account!
             const credit = decideCredit({ expectedAmountKobo: a.expectedAmountKobo, amountPaidKobo: a.amountPaidKobo }, row.amountKobo, false)

@@ -15,22 +15,27 @@ export interface AccountFamily {
   readonly keyedBy: "virtual account" | "sub-merchant" | null
   /** Has a balance row that may never go below zero. */
   readonly guarded: boolean
+  /**
+   * Whether its natural balance may go below zero. Only provider_clearing may: the bank can take back (a late reversal)
+   * more than it still holds for the tenant. Every other balance below zero is a bug the invariant reports.
+   */
+  readonly mayChangeSign: boolean
   readonly holds: string
 }
 
 export const CHART: ReadonlyArray<AccountFamily> = [
-  { name: "provider_clearing", kind: "asset", keyedBy: null, guarded: false, holds: "money at the bank provider for the tenant" },
-  { name: "customer_funds", kind: "liability", keyedBy: "virtual account", guarded: false, holds: "a virtual account's collected money that is free: not held, not settled, not refunded" },
-  { name: "escrow", kind: "liability", keyedBy: "virtual account", guarded: true, holds: "a virtual account's held money (holds by rules, flows or the hold endpoint)" },
-  { name: "review_pending", kind: "liability", keyedBy: "virtual account", guarded: false, holds: "deposits awaiting risk review" },
-  { name: "suspense:unmatched", kind: "liability", keyedBy: null, guarded: false, holds: "inflows with no account" },
-  { name: "suspense:rejected", kind: "liability", keyedBy: null, guarded: false, holds: "rejected inflows owed back to payers" },
-  { name: "payouts_in_transit", kind: "liability", keyedBy: null, guarded: false, holds: "payouts sent to the provider, not yet confirmed" },
-  { name: "refunds_in_transit", kind: "liability", keyedBy: null, guarded: false, holds: "refunds sent to the provider, not yet confirmed" },
-  { name: "payouts_drawn", kind: "asset", keyedBy: null, guarded: false, holds: "the tenant's payouts drawn on its free collections and not failed (a contra account to customer_funds)" },
-  { name: "sub_merchant", kind: "liability", keyedBy: "sub-merchant", guarded: true, holds: "collections routed to a sub-merchant, net of the platform fee, not yet settled" },
-  { name: "fees:platform", kind: "liability", keyedBy: null, guarded: false, holds: "platform fees kept by the tenant from sub-merchant collections" },
-  { name: "tenant_receivable", kind: "asset", keyedBy: null, guarded: false, holds: "what the provider took back (a late reversal) after the money had already left" }
+  { name: "provider_clearing", kind: "asset", keyedBy: null, mayChangeSign: true, guarded: false, holds: "money at the bank provider for the tenant" },
+  { name: "customer_funds", kind: "liability", keyedBy: "virtual account", mayChangeSign: false, guarded: false, holds: "a virtual account's collected money that is free: not held, not settled, not refunded" },
+  { name: "escrow", kind: "liability", keyedBy: "virtual account", mayChangeSign: false, guarded: true, holds: "a virtual account's held money (holds by rules, flows or the hold endpoint)" },
+  { name: "review_pending", kind: "liability", keyedBy: "virtual account", mayChangeSign: false, guarded: false, holds: "deposits awaiting risk review" },
+  { name: "suspense:unmatched", kind: "liability", keyedBy: null, mayChangeSign: false, guarded: false, holds: "inflows with no account" },
+  { name: "suspense:rejected", kind: "liability", keyedBy: null, mayChangeSign: false, guarded: false, holds: "rejected inflows owed back to payers" },
+  { name: "payouts_in_transit", kind: "liability", keyedBy: null, mayChangeSign: false, guarded: false, holds: "payouts sent to the provider, not yet confirmed" },
+  { name: "refunds_in_transit", kind: "liability", keyedBy: null, mayChangeSign: false, guarded: false, holds: "refunds sent to the provider, not yet confirmed" },
+  { name: "payouts_drawn", kind: "asset", keyedBy: null, mayChangeSign: false, guarded: false, holds: "the tenant's payouts drawn on its free collections and not failed (a contra account to customer_funds)" },
+  { name: "sub_merchant", kind: "liability", keyedBy: "sub-merchant", mayChangeSign: false, guarded: true, holds: "collections routed to a sub-merchant, net of the platform fee, not yet settled" },
+  { name: "fees:platform", kind: "liability", keyedBy: null, mayChangeSign: false, guarded: false, holds: "platform fees kept by the tenant from sub-merchant collections" },
+  { name: "tenant_receivable", kind: "asset", keyedBy: null, mayChangeSign: false, guarded: false, holds: "what the provider took back (a late reversal) after the money had already left" }
 ]
 
 export const LedgerAccount = {

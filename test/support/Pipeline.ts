@@ -111,7 +111,8 @@ export const waitForInboxDrained = Effect.gen(function* () {
 
 /**
  * The ledger invariant, as DESIGN.md "Money and ledger" states it, over the whole database (every tenant and mode):
- * 1. every journal balances within its tenant and mode, and every account belongs to the chart;
+ * 1. every journal balances within its tenant and mode; every account belongs to the chart, and only an account whose
+ *    family may change sign has a natural balance below zero;
  * 2. amountPaidKobo = applied credits - applied reversals - refunds (refund journals `rfd:` out of the account);
  * 3. what the account's money accounts hold (customer_funds + escrow) = amountPaidKobo - what was settled out of it
  *    (settlement journals `stl:`) + what a late reversal posted to tenant_receivable for it;
@@ -128,6 +129,13 @@ export const assertLedgerInvariant = Effect.gen(function* () {
   const accounts = yield* sql<{ account: string }>`SELECT DISTINCT account FROM ledger_entries`
   const outside = accounts.filter((a) => familyOf(a.account) === undefined)
   if (outside.length > 0) return yield* fail("accounts outside the chart", outside)
+  const balances = yield* sql<{ tenantId: string; mode: string; account: string; sum: number }>`
+    SELECT tenant_id, mode, account, sum(amount_kobo)::bigint AS sum FROM ledger_entries GROUP BY tenant_id, mode, account`
+  const wrongSign = balances.filter((b) => {
+    const family = familyOf(b.account)!
+    return !family.mayChangeSign && (family.kind === "asset" ? b.sum : -b.sum) < 0
+  })
+  if (wrongSign.length > 0) return yield* fail("balances below zero in accounts that may not change sign", wrongSign)
 
   const figures = yield* sql<{ accountRef: string; amountPaidKobo: number; fromTransactions: number; held: number; settled: number; receivable: number }>`
     SELECT va.account_ref, va.amount_paid_kobo,
