@@ -20,6 +20,8 @@ export interface InboxRow {
 
 /** How old a publish is before its inbox row gets a published mark (if it is still unreconciled then). */
 const MARK_AFTER_MS = 1_000
+/** Inbox batches whose published marks may wait at once. */
+const MARKS_MAX = 4_096
 
 export const envelopeOf = (r: Pick<InboxRow, "id" | "tenantId" | "mode" | "provider" | "providerReference" | "accountNumber">): DepositEnvelope => ({
   inboxId: r.id,
@@ -84,7 +86,9 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
      * seconds after its publish and the sweeper waits three, so a late or lost mark costs at most a re-publish that
      * JetStream de-duplicates.
      */
-    const marks = yield* Queue.unbounded<{ readonly atMs: number; readonly ids: ReadonlyArray<number> }>()
+    // Bounded: past MARKS_MAX waiting batches new marks are dropped. A lost mark costs at most a re-publish that
+    // JetStream de-duplicates (see above), never a deposit.
+    const marks = yield* Queue.dropping<{ readonly atMs: number; readonly ids: ReadonlyArray<number> }>(MARKS_MAX)
     const writeMarks = (ids: ReadonlyArray<number>) =>
       ids.length === 0
         ? Effect.void

@@ -28,6 +28,12 @@ interface Arrival {
 
 /** The most events one inbox batch takes. */
 const ACCEPT_BATCH = 128
+/**
+ * Webhooks waiting for the next inbox commit, at most. Each waits for an answer, so the provider's own concurrency
+ * bounds this in practice; past it (Postgres far behind) a webhook is answered 503 at once, and the provider sends it
+ * again, rather than queueing without limit.
+ */
+export const ARRIVALS_MAX = 10_000
 const CREDENTIALS_TTL_MS = 10_000
 const CREDENTIALS_KEPT = 10_000
 
@@ -110,7 +116,7 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
       )
     }
 
-    const arrivals = yield* Queue.unbounded<Arrival>()
+    const arrivals = yield* Queue.bounded<Arrival>(ARRIVALS_MAX)
     yield* Effect.addFinalizer(() =>
       Queue.takeAll(arrivals).pipe(
         Effect.flatMap((left) => Effect.sync(() => Chunk.forEach(left, (a) => a.answer(Exit.interrupt(FiberId.none))))),
