@@ -186,8 +186,8 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
      * `receive` without a fiber per request, for the server's fast path: the same checks and answers, done at once,
      * with the event queued for the next inbox commit and `done` called after it. Returns false, having done nothing,
      * when the full `receive` must run instead: a merchant id not in the credentials cache, or a signed event that
-     * failed validation (it is recorded as poison). At a thousand webhooks a second the fiber, spans and Deferred of
-     * `receive` were a measurable part of the service's CPU per deposit.
+     * failed validation (it is recorded as poison). The fiber, spans and Deferred of `receive` showed in the
+     * service's profile (docs/performance.md, "Receiver fast path").
      */
     const receiveNow = (provider: string, rawBody: string, signature: string | undefined, done: (exit: Exit.Exit<ReceiverAnswer, ReceiverFailure>) => void): boolean => {
       const parsed = parseWebhook(provider, rawBody)

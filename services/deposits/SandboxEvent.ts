@@ -23,7 +23,7 @@ const optionalText = (v: unknown, max: number): string | null | false =>
 /**
  * `SandboxEvent`'s decoding done by hand for the common case, with the same checks and the same output; undefined
  * whenever anything is off, and the caller then decodes with the Schema (which words the failure). The receiver runs
- * this on every webhook; the Schema's general machinery was ~3% of the service's CPU per deposit. A property test
+ * this on every webhook; the Schema's general machinery showed in the service's profile (docs/performance.md). A property test
  * holds the two to each other (test/domain/SandboxEventDecode.test.ts).
  */
 export const decodeSandboxEventFast = (r: Record<string, unknown>): SandboxEvent | undefined => {

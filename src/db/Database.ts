@@ -23,8 +23,8 @@ const clientOptions = {
   transformQueryNames: rememberedNames(Str.camelToSnake),
   transformResultNames: rememberedNames(Str.snakeToCamel),
   // Column names only: what json columns hold (payloads, envelopes, risk reasons) is written from our own
-  // camelCase objects, so renaming inside it changed nothing and walked every nested key of every row (5% of the
-  // worker's CPU, on the inbox payloads the reconciler reads back).
+  // camelCase objects, so renaming inside it changed nothing and walked every nested key of every row (a visible share
+  // of the worker's CPU, on the inbox payloads the reconciler reads back; docs/performance.md).
   transformJson: false
 } as const
 

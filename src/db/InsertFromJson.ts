@@ -16,10 +16,9 @@ export type Column<R> = readonly [name: string, type: ColumnType, value: (row: R
  * same text for any number of rows (so it is prepared once per connection, see PreparedStatements).
  *
  * Why: a multi-row VALUES list has a parameter per value, and Postgres parses and plans every one of them. For a
- * reconcile batch of 50 deposits (about 2,600 values) that was 3.1 ms of the statement's 7.2 ms before any row was
- * written (`log_statement_stats`: parse 0.6 ms, bind and plan 2.5 ms). One array parameter per column (unnest) fixed
- * the planning, but the pg driver then escaped every array element in JavaScript (3% of the worker's CPU, most of it
- * on the outbox's JSON envelopes); `JSON.stringify` is native, and Postgres's JSON parser is fast. Rows come out in
+ * reconcile batch that was most of the statement's time before any row was written (docs/performance.md, "Statement
+ * planning"). One array parameter per column (unnest) fixed the planning, but the pg driver then escaped every array
+ * element in JavaScript, most of it on the outbox's JSON envelopes; `JSON.stringify` is native, and Postgres's JSON parser is fast. Rows come out in
  * array order, so serial ids are assigned in the order of `rows`. A json column given an object keeps exactly the
  * text `JSON.stringify` gives that object (serialised once, with its row); one given JSON text keeps that text. The
  * caller checks `rows` is not empty.

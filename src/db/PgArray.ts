@@ -1,7 +1,8 @@
 /**
  * Postgres array literals for the hot statements' array parameters (`= ANY($1::bigint[])`, `unnest($1::text[], ...)`),
  * built here in one pass instead of by the pg driver, which runs every element through its general value preparation
- * and two regular-expression replaces: 3% of the reconciler thread's CPU, on about twenty array elements per deposit.
+ * and two regular-expression replaces; that was a visible share of the
+ * reconciler thread's CPU (docs/performance.md).
  * The text is the same literal the driver would send, so Postgres reads exactly the same values.
  */
 

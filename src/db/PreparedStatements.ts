@@ -4,8 +4,8 @@ import pg from "pg"
  * Statements whose text keeps coming back run as named prepared statements: Postgres parses (and, once it settles on
  * a generic plan, plans) them once per connection instead of on every execution.
  *
- * Why: `log_statement_stats` on the deposit pipeline showed Postgres spending about a fifth of its CPU per deposit in
- * the PARSE and BIND phases of a handful of statements whose text never changes (the inbox insert, the reconcile
+ * Why: `log_statement_stats` on the deposit pipeline showed Postgres spending much of its CPU per deposit in the PARSE
+ * and BIND phases of a handful of statements whose text never changes (the inbox insert, the reconcile
  * batch's reads and its one write: each takes its rows as one JSON parameter). The pg driver prepares a statement
  * when a query has a `name`, and remembers per connection which names it has parsed; @effect/sql passes plain text,
  * so this client gives the names.

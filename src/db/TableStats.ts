@@ -20,8 +20,8 @@ export type Upkeep = "analyze" | "vacuum-analyze" | "none"
  *
  * Analyzing is not left to autovacuum even when it runs: it wakes once a minute, and a burst into a young table is
  * planned from no statistics at all until then. The deposit pipeline looks rows up by a key that two indexes share a
- * prefix of; without statistics Postgres may pick the wrong one and read a tenant's every row per lookup (measured:
- * 10.6 ms instead of 0.13 ms for one batch's repeat check at 8,000 rows, growing with the table).
+ * prefix of; without statistics Postgres may pick the wrong one and read a tenant's every row per lookup, a cost that grows
+ * with the table (docs/performance.md, "Statistics").
  */
 export const upkeepFor = (t: TableActivity): Upkeep => {
   const rows = Math.max(0, t.reltuples)

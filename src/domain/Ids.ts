@@ -1,8 +1,7 @@
 import * as crypto from "node:crypto"
 
 /**
- * Random bytes for ids, drawn from the CSPRNG 4 KiB at a time: one call per ~340 ids instead of one each (at two ids
- * per deposit the calls showed in profiles). Bytes are handed out once and never reused.
+ * Random bytes for ids, drawn from the CSPRNG 4 KiB at a time: one call per ~340 ids instead of one each. Bytes are handed out once and never reused.
  */
 const POOL_BYTES = 4096
 let pool = crypto.randomBytes(POOL_BYTES)

@@ -93,8 +93,8 @@ const tokeniseNow = (raw: string): ReadonlyArray<Token> =>
 
 /**
  * Tokens by name, kept: a customer's name comes back with each of its deposits and payers' names repeat, while the
- * (payer, customer) pair below often does not (a profile of the reconciler put a twentieth of its CPU in tokenising,
- * mostly Unicode normalisation and regexes). The tokens are never mutated.
+ * (payer, customer) pair below often does not (tokenising, mostly Unicode normalisation and regexes, showed in the
+ * reconciler's profile; docs/performance.md). The tokens are never mutated.
  */
 const tokenise = boundedMemo(20_000, tokeniseNow)
 
@@ -258,7 +258,7 @@ export const matchNames = (payer: string, customer: string): NameMatch => rememb
 
 /**
  * Customers pay again and again from the same account, so the same (payer, customer) pair comes back: the answer is
- * kept (the function is pure), which spares a few dozen microseconds of tokenising and Jaro-Winkler per deposit.
+ * kept (the function is pure), which spares the tokenising and Jaro-Winkler of a repeat.
  */
 const rememberedMatch = boundedMemo(20_000, (key) => {
   // The key is `<payer length>:<payer><customer>`, so any two names make one key and split back exactly.
