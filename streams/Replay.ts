@@ -16,6 +16,8 @@ export interface ReplayReport {
   readonly reconciled: number
   readonly alreadyDone: number
   readonly skipped: number
+  /** The consumer a reconciled replay re-fed. */
+  readonly consumer?: string
 }
 
 type InboxPointer = Pick<InboxRow, "id" | "tenantId" | "mode" | "provider" | "providerReference" | "accountNumber">
@@ -98,8 +100,10 @@ export const replayReconciled = (start: ReplayStart, consumer: Subscription = WE
         Effect.provide(NatsLive(config.natsUrl.value))
       )
       const found = yield* restage(ids)
-      return { stream: "reconciled", source: "jetstream", read: ids.length, reconciled: 0, alreadyDone: found, skipped: ids.length - found } satisfies ReplayReport
+      return {
+        stream: "reconciled", source: "jetstream", read: ids.length, reconciled: 0, alreadyDone: found, skipped: ids.length - found, consumer: consumer.name
+      } satisfies ReplayReport
     }
     const n = yield* restageWhere("seq" in start ? sql`id >= ${start.seq}` : sql`created_at >= ${start.since}`)
-    return { stream: "reconciled", source: "outbox", read: n, reconciled: 0, alreadyDone: n, skipped: 0 } satisfies ReplayReport
+    return { stream: "reconciled", source: "outbox", read: n, reconciled: 0, alreadyDone: n, skipped: 0, consumer: consumer.name } satisfies ReplayReport
   })

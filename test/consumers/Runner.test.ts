@@ -223,7 +223,7 @@ layer(App, { timeout: 180_000, excludeTestServices: true })("consumer runner", (
             yield* Effect.sleep(Duration.millis(Math.floor(Math.random() * 6)))
           })
       })
-      const options: Partial<RunnerOptions> = { ...FAST, batchSize: 7, inFlight: 2, pollMs: 10, maxAttempts: 1000, retry: Schedule.spaced("100 millis") }
+      const options: Partial<RunnerOptions> = { ...FAST, batchSize: 7, inFlight: 2, pollMs: 10, maxAttempts: 1000, retry: Schedule.exponential("100 millis", 1) }
       const one = yield* startRunner(ordered("one"), options)
       const two = yield* startRunner(ordered("two"), options, pgClientLayer(url, 4))
 
