@@ -104,6 +104,8 @@ export const makeConsumerRunner = <R>(consumer: Consumer<R>, overrides: Partial<
     const name = consumer.name
     const envelope = consumer.withEnvelope ? sql`, o.envelope::text AS envelope_json` : sql`, '' AS envelope_json`
 
+    // `held` is materialised and reads outbox through an id array: inlined, Postgres joined it per claimed row, or
+    // hashed all of outbox (EXPLAIN on 200,000 events: 17 s and 200 ms; this way 19 ms for a batch of 500).
     const claim = (now: Date) =>
       sql<Claimed>`
         WITH claimed AS (
@@ -117,17 +119,17 @@ export const makeConsumerRunner = <R>(consumer: Consumer<R>, overrides: Partial<
           ORDER BY p.outbox_id LIMIT ${options.batchSize}
           FOR UPDATE OF p SKIP LOCKED
         ),
-        held AS (
-          SELECT o.tenant_id, o.mode, o.subject_key, min(q.outbox_id) AS first_id
-          FROM outbox_pending q JOIN outbox o ON o.id = q.outbox_id
-          WHERE q.consumer = ${name} AND q.outbox_id < (SELECT max(outbox_id) FROM claimed)
-            AND q.outbox_id NOT IN (SELECT outbox_id FROM claimed)
+        held AS MATERIALIZED (
+          SELECT o.tenant_id, o.mode, o.subject_key, min(o.id) AS first_id FROM outbox o
+          WHERE o.id = ANY (ARRAY(
+            SELECT q.outbox_id FROM outbox_pending q
+            WHERE q.consumer = ${name} AND q.outbox_id < (SELECT max(outbox_id) FROM claimed)
+              AND NOT EXISTS (SELECT 1 FROM claimed m WHERE m.outbox_id = q.outbox_id)))
           GROUP BY 1, 2, 3
         )
-        SELECT c.*, EXISTS (
-          SELECT 1 FROM held h WHERE h.first_id < c.outbox_id AND h.subject_key = c.subject_key AND h.tenant_id = c.tenant_id AND h.mode = c.mode
-        ) AS blocked
-        FROM claimed c ORDER BY c.outbox_id`
+        SELECT c.*, COALESCE(h.first_id < c.outbox_id, false) AS blocked
+        FROM claimed c LEFT JOIN held h ON h.subject_key = c.subject_key AND h.tenant_id = c.tenant_id AND h.mode = c.mode
+        ORDER BY c.outbox_id`
 
     const remove = (ids: ReadonlyArray<number>) =>
       ids.length === 0 ? Effect.void : sql`DELETE FROM outbox_pending WHERE consumer = ${name} AND outbox_id = ANY(${ids}::bigint[])`.pipe(Effect.asVoid)
