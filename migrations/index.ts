@@ -8,6 +8,7 @@ import m0006 from "./0006_outbox_pending.js"
 import m0007 from "./0007_unambiguous_keys.js"
 import m0008 from "./0008_verbatim_json.js"
 import m0009 from "./0009_ledger_model.js"
+import m0010 from "./0010_consumer_runner.js"
 
 /** Forward-only, numbered; never edit one that has landed. Loaded by Migrator.fromRecord. */
 export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = {
@@ -19,5 +20,6 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = 
   "0006_outbox_pending": m0006,
   "0007_unambiguous_keys": m0007,
   "0008_verbatim_json": m0008,
-  "0009_ledger_model": m0009
+  "0009_ledger_model": m0009,
+  "0010_consumer_runner": m0010
 }

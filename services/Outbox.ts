@@ -3,6 +3,7 @@ import { Clock, Effect } from "effect"
 import type { Mode } from "../src/domain/Mode.js"
 import { type Column, insertFromJson } from "../src/db/InsertFromJson.js"
 import { newId } from "../src/domain/Ids.js"
+import { ConsumerRegistry, interestValues } from "../streams/consumers/Registry.js"
 
 /** The envelope every event follows, on webhooks and on the RECONCILED stream alike. */
 export interface EventEnvelope<T = unknown> {
@@ -36,10 +37,12 @@ const OUTBOX_COLUMNS: ReadonlyArray<Column<Prepared>> = [
 export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    // Which consumers want which event types (see streams/consumers/Registry), as SQL text built once.
+    const interests = sql.literal(interestValues(yield* ConsumerRegistry))
     /**
      * The pieces of staging, for a caller that writes the events as part of a statement of its own: the envelopes
-     * (ids made here), the INSERT of the outbox rows (RETURNING id), and the INSERT of each consumer's pending rows
-     * for the ids that a WITH query named `from` returns. (Postgres allows data-modifying WITH queries only at the top
+     * (ids made here), the INSERT of the outbox rows (RETURNING id, event_type), and the INSERT of a pending row per
+     * event and consumer that wants the event's type, for the rows that a WITH query named `from` returns. (Postgres allows data-modifying WITH queries only at the top
      * level, so the caller names them there.)
      */
     const prepare = (events: ReadonlyArray<StagedEvent>, createdAt: string) => {
@@ -50,16 +53,17 @@ export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
       }))
       return {
         envelopes: envelopes.map((e) => e.envelope),
-        insertEvents: sql`${insertFromJson(sql, "outbox", OUTBOX_COLUMNS, envelopes)} RETURNING id`,
+        insertEvents: sql`${insertFromJson(sql, "outbox", OUTBOX_COLUMNS, envelopes)} RETURNING id, event_type`,
         insertPending: (from: string) =>
-          sql`INSERT INTO outbox_pending (consumer, outbox_id) SELECT c.consumer, o.id FROM ${sql(from)} o CROSS JOIN (VALUES ('relay'), ('webhooks')) AS c(consumer)`
+          sql`INSERT INTO outbox_pending (consumer, outbox_id) SELECT c.consumer, o.id FROM ${sql(from)} o
+            JOIN ${interests} AS c(consumer, event_type) ON c.event_type IS NULL OR c.event_type = o.event_type`
       }
     }
 
     const stage = Effect.fn("Outbox.stage")(function* (events: ReadonlyArray<StagedEvent>) {
       if (events.length === 0) return [] as ReadonlyArray<EventEnvelope>
       const staged = prepare(events, new Date(yield* Clock.currentTimeMillis).toISOString())
-      // One statement: the events, and for each a pending row per consumer (the relay, the webhook stager).
+      // One statement: the events, and for each a pending row per consumer that wants it.
       yield* sql`WITH o AS (${staged.insertEvents}) ${staged.insertPending("o")}`
       return staged.envelopes
     })

@@ -6,6 +6,7 @@ import { AppConfigTag } from "../src/Config.js"
 import { decodeEnvelope, isDecoded } from "./DepositBus.js"
 import { replayFrom, type ReplayStart } from "./JetStream.js"
 import { NatsLive } from "./Nats.js"
+import { type Subscription, WEBHOOKS } from "./consumers/Registry.js"
 import { streamNames } from "./Topology.js"
 
 export interface ReplayReport {
@@ -15,6 +16,8 @@ export interface ReplayReport {
   readonly reconciled: number
   readonly alreadyDone: number
   readonly skipped: number
+  /** The consumer a reconciled replay re-fed. */
+  readonly consumer?: string
 }
 
 type InboxPointer = Pick<InboxRow, "id" | "tenantId" | "mode" | "provider" | "providerReference" | "accountNumber">
@@ -60,18 +63,25 @@ export const replayDeposits = (start: ReplayStart) =>
   })
 
 /**
- * Re-feeds committed events to the webhook stager: puts them back among its pending rows, so it stages them again.
- * Deliveries are unique per (event, endpoint), so no endpoint gets an event twice.
+ * Re-feeds committed events to one consumer (by default the webhook stager): puts them back among its pending rows
+ * (fresh: no attempts, and out of its dead letters), so it handles them again. Only events of the types it wants are
+ * re-fed. Each consumer is idempotent: deliveries are unique per (event, endpoint), the relay's stream de-duplicates
+ * by event id.
  */
-export const replayReconciled = (start: ReplayStart) =>
+export const replayReconciled = (start: ReplayStart, consumer: Subscription = WEBHOOKS) =>
   Effect.gen(function* () {
     const config = yield* AppConfigTag
     const sql = yield* SqlClient.SqlClient
-    // Puts the outbox events the condition picks back among the stager's pending rows; how many it found.
+    const wanted = consumer.eventTypes === "all" ? sql`TRUE` : sql`event_type IN ${sql.in(consumer.eventTypes)}`
+    // Puts the outbox events the condition picks back among the consumer's pending rows; how many it found.
     const restageWhere = (condition: Statement.Fragment) =>
       sql<{ n: number }>`
-        WITH f AS (SELECT id FROM outbox WHERE ${condition}),
-          q AS (INSERT INTO outbox_pending (consumer, outbox_id) SELECT 'webhooks', id FROM f ON CONFLICT DO NOTHING)
+        WITH f AS (SELECT id FROM outbox WHERE ${condition} AND ${wanted}),
+          d AS (DELETE FROM consumer_dead_letters WHERE consumer = ${consumer.name} AND outbox_id IN (SELECT id FROM f)),
+          q AS (
+            INSERT INTO outbox_pending (consumer, outbox_id) SELECT ${consumer.name}, id FROM f
+            ON CONFLICT (consumer, outbox_id) DO UPDATE SET attempts = 0, last_error = NULL, next_attempt_at = NULL
+          )
         SELECT count(*)::int AS n FROM f`.pipe(Effect.map((r) => r[0]!.n))
     const restage = (eventIds: ReadonlyArray<string>) => (eventIds.length === 0 ? Effect.succeed(0) : restageWhere(sql`event_id IN ${sql.in(eventIds)}`))
     if (Option.isSome(config.natsUrl)) {
@@ -90,8 +100,10 @@ export const replayReconciled = (start: ReplayStart) =>
         Effect.provide(NatsLive(config.natsUrl.value))
       )
       const found = yield* restage(ids)
-      return { stream: "reconciled", source: "jetstream", read: ids.length, reconciled: 0, alreadyDone: found, skipped: ids.length - found } satisfies ReplayReport
+      return {
+        stream: "reconciled", source: "jetstream", read: ids.length, reconciled: 0, alreadyDone: found, skipped: ids.length - found, consumer: consumer.name
+      } satisfies ReplayReport
     }
     const n = yield* restageWhere("seq" in start ? sql`id >= ${start.seq}` : sql`created_at >= ${start.since}`)
-    return { stream: "reconciled", source: "outbox", read: n, reconciled: 0, alreadyDone: n, skipped: 0 } satisfies ReplayReport
+    return { stream: "reconciled", source: "outbox", read: n, reconciled: 0, alreadyDone: n, skipped: 0, consumer: consumer.name } satisfies ReplayReport
   })

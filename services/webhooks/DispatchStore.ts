@@ -42,53 +42,42 @@ export const payloadOf = (envelopeJson: string): string => {
   return JSON.stringify({ id: e.id, type: e.type, createdAt: e.createdAt, mode: e.mode, data: e.data })
 }
 
-/** The dispatcher's SQL: staging deliveries from the outbox, leasing due ones, recording attempts. */
+/** The dispatcher's SQL: staging deliveries from outbox events, leasing due ones, recording attempts. */
 export class DispatchStore extends Effect.Service<DispatchStore>()("services/webhooks/DispatchStore", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
     /**
-     * Turns up to `limit` unstaged outbox events into one Pending delivery per active endpoint of the event's
-     * tenant and mode (registered before the event), and marks the events staged, in ONE transaction. SKIP
-     * LOCKED lets several dispatchers share the work; the unique (event, endpoint) key makes a repeat a no-op.
-     * Returns how many events were staged.
+     * Turns claimed outbox events (the consumer runner's claim, in its transaction) into one Pending delivery per
+     * active endpoint of the event's tenant and mode (registered before the event). Envelopes are read only for
+     * events with an endpoint to send them to: a tenant without endpoints (most events in a busy collections
+     * account) costs one join that finds nothing. The unique (event, endpoint) key makes a repeat a no-op.
      */
-    const stage = Effect.fn("DispatchStore.stage")(function* (limit: number, now: Date) {
-      return yield* sql.withTransaction(
-        Effect.gen(function* () {
-          // Claim the events first, then read envelopes only for those with an endpoint to send them to: a tenant
-          // without endpoints (most events in a busy collections account) costs one index scan and one mark.
-          const ids = (yield* sql<{ outboxId: number }>`
-            SELECT outbox_id FROM outbox_pending WHERE consumer = 'webhooks'
-            ORDER BY outbox_id LIMIT ${limit} FOR UPDATE SKIP LOCKED`).map((e) => e.outboxId)
-          if (ids.length === 0) return 0
-          const targets = yield* sql<{ eventId: string; endpointId: string; tenantId: string; mode: Mode; eventType: string; envelopeJson: string }>`
-            SELECT o.event_id, e.id AS endpoint_id, o.tenant_id, o.mode, o.event_type, o.envelope::text AS envelope_json FROM outbox o
-            JOIN webhook_endpoints e ON e.tenant_id = o.tenant_id AND e.mode = o.mode AND e.active AND e.created_at <= o.created_at
-            WHERE o.id = ANY(${ids}::bigint[])`
-          const payloads = new Map<string, string>()
-          const rows = targets.map((t) => {
-            let payload = payloads.get(t.eventId)
-            if (payload === undefined) payloads.set(t.eventId, (payload = payloadOf(t.envelopeJson)))
-            return {
-              id: newId("whd"),
-              eventId: t.eventId,
-              endpointId: t.endpointId,
-              tenantId: t.tenantId,
-              mode: t.mode,
-              eventType: t.eventType,
-              payload,
-              nextAttemptAt: now
-            }
-          })
-          for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-            yield* sql`INSERT INTO webhook_deliveries ${sql.insert(rows.slice(i, i + INSERT_CHUNK))}
-              ON CONFLICT (event_id, endpoint_id) DO NOTHING`
-          }
-          yield* sql`DELETE FROM outbox_pending WHERE consumer = 'webhooks' AND outbox_id = ANY(${ids}::bigint[])`
-          return ids.length
-        })
-      )
+    const stage = Effect.fn("DispatchStore.stage")(function* (ids: ReadonlyArray<number>, now: Date) {
+      if (ids.length === 0) return
+      const targets = yield* sql<{ eventId: string; endpointId: string; tenantId: string; mode: Mode; eventType: string; envelopeJson: string }>`
+        SELECT o.event_id, e.id AS endpoint_id, o.tenant_id, o.mode, o.event_type, o.envelope::text AS envelope_json FROM outbox o
+        JOIN webhook_endpoints e ON e.tenant_id = o.tenant_id AND e.mode = o.mode AND e.active AND e.created_at <= o.created_at
+        WHERE o.id = ANY(${ids}::bigint[])`
+      const payloads = new Map<string, string>()
+      const rows = targets.map((t) => {
+        let payload = payloads.get(t.eventId)
+        if (payload === undefined) payloads.set(t.eventId, (payload = payloadOf(t.envelopeJson)))
+        return {
+          id: newId("whd"),
+          eventId: t.eventId,
+          endpointId: t.endpointId,
+          tenantId: t.tenantId,
+          mode: t.mode,
+          eventType: t.eventType,
+          payload,
+          nextAttemptAt: now
+        }
+      })
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+        yield* sql`INSERT INTO webhook_deliveries ${sql.insert(rows.slice(i, i + INSERT_CHUNK))}
+          ON CONFLICT (event_id, endpoint_id) DO NOTHING`
+      }
     }, Effect.orDie)
 
     /**

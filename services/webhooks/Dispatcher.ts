@@ -1,5 +1,7 @@
 import { Cause, Clock, Duration, Effect, FiberSet, Option, Queue } from "effect"
 import { AppConfigTag } from "../../src/Config.js"
+import { WEBHOOKS } from "../../streams/consumers/Registry.js"
+import { type Consumer, makeConsumerRunner } from "../../streams/consumers/Runner.js"
 import { SecretBox } from "../Keys.js"
 import { attemptDelivery, type Outcome } from "./Attempt.js"
 import { type ClaimedDelivery, DispatchStore } from "./DispatchStore.js"
@@ -35,7 +37,7 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
 }
 
 /**
- * The webhook dispatcher: a stager fiber that turns committed outbox events into deliveries, and a delivery loop
+ * The webhook dispatcher: a stager (the `webhooks` consumer on the consumer runner) that turns committed outbox events into deliveries, and a delivery loop
  * that leases due deliveries and sends each on its own fiber within the per-endpoint and overall bounds. Closing
  * the scope stops claiming and lets in-flight attempts finish and be recorded (each is bounded by timeoutMs).
  */
@@ -104,24 +106,24 @@ export const makeDispatcher = (overrides: Partial<DispatcherOptions> = {}) =>
       }
     })
 
-    const stageOnce = Effect.gen(function* () {
-      const staged = yield* store.stage(options.stageBatch, new Date(yield* Clock.currentTimeMillis))
-      if (staged > 0) yield* Queue.offer(wake, undefined)
-      return staged
-    })
-
     // One failed round (say, Postgres restarting) is logged; the loop carries on at the next tick.
     const logged = (what: string) => (cause: Cause.Cause<unknown>) =>
       Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logError(`webhook ${what} failed; retrying`, cause)
     const pause = Effect.race(Effect.sleep(Duration.millis(options.pollMs)), Queue.take(wake))
 
-    const stagerLoop = stageOnce.pipe(
-      Effect.catchAllCause((cause) => Effect.as(logged("staging")(cause), 0)),
-      Effect.flatMap((staged) => (staged >= options.stageBatch ? Effect.void : Effect.sleep(Duration.millis(options.pollMs)))),
-      Effect.forever
-    )
+    // The stager is a consumer of the outbox on the consumer runner: deliveries are written in the runner's
+    // transaction, with the delete of the events' pending rows; the delivery loop is woken once they committed.
+    const stager: Consumer = {
+      ...WEBHOOKS,
+      handle: (events) => Effect.flatMap(Clock.currentTimeMillis, (nowMs) => store.stage(events.map((e) => e.outboxId), new Date(nowMs)))
+    }
+    const stagerRunner = yield* makeConsumerRunner(stager, {
+      batchSize: options.stageBatch,
+      pollMs: options.pollMs,
+      onCommitted: () => Queue.offer(wake, undefined).pipe(Effect.asVoid)
+    })
     const deliveryLoop = claimOnce.pipe(Effect.catchAllCause(logged("claim")), Effect.zipRight(pause), Effect.forever)
 
-    yield* Effect.forkScoped(stagerLoop)
+    yield* stagerRunner.start
     yield* Effect.forkScoped(deliveryLoop)
   }).pipe(Effect.annotateLogs({ component: "webhook-dispatcher" }))

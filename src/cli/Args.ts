@@ -21,6 +21,10 @@ export interface ArgsSpec {
   readonly options: ReadonlyArray<OptionSpec>
   /** Groups of value options of which exactly one must be given: `[["from-seq", "since"]]`. */
   readonly oneOf?: ReadonlyArray<ReadonlyArray<string>>
+  /** Positionals that may be left out, after the required ones: shown as `[<id>]`. */
+  readonly optionalPositionals?: ReadonlyArray<string>
+  /** A rule across the arguments the table cannot say (`<id>` or `--consumer NAME --all`): the usage error, if any. */
+  readonly check?: (args: ParsedArgs) => string | undefined
 }
 
 export interface ParsedArgs {
@@ -74,10 +78,13 @@ export const parseArgs = (argv: ReadonlyArray<string>, spec: ArgsSpec): Either.E
   if (positionals.length < spec.positionals.length) {
     return fail(`missing ${spec.positionals.slice(positionals.length).map((p) => `<${p}>`).join(" ")}`)
   }
-  if (positionals.length > spec.positionals.length) {
-    return fail(`unexpected argument ${JSON.stringify(positionals[spec.positionals.length])}`)
+  const most = spec.positionals.length + (spec.optionalPositionals?.length ?? 0)
+  if (positionals.length > most) {
+    return fail(`unexpected argument ${JSON.stringify(positionals[most])}`)
   }
-  return Either.right({ positionals, values, flags })
+  const parsed = { positionals, values, flags }
+  const problem = spec.check?.(parsed)
+  return problem === undefined ? Either.right(parsed) : fail(problem)
 }
 
 /** `--from-seq N | --since ISO` for a oneOf group (`sep` between the alternatives). */

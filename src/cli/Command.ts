@@ -38,6 +38,7 @@ export const usageLine = (c: Command): string => {
     "collections",
     ...c.path,
     ...c.positionals.map((p) => `<${p}>`),
+    ...(c.optionalPositionals ?? []).map((p) => `[<${p}>]`),
     ...c.options.filter((o) => !grouped.has(o.name)).map((o) => {
       const shown = o.kind === "flag" ? `--${o.name}` : `--${o.name} ${o.valueName ?? "VALUE"}`
       return o.required ? shown : `[${shown}]`

@@ -11,6 +11,7 @@ const shortUsage = (c: Command): string =>
   [
     ...c.path,
     ...c.positionals.map((p) => `<${p}>`),
+    ...(c.optionalPositionals ?? []).map((p) => `[<${p}>]`),
     ...c.options.filter((o) => o.required).map((o) => `--${o.name} ${o.valueName ?? "VALUE"}`),
     ...(c.oneOf ?? []).map((group) => alternatives(group, c))
   ].join(" ")

@@ -2,6 +2,7 @@ import { Effect, Layer } from "effect"
 import { Reconciler } from "../../services/deposits/Reconciler.js"
 import { Ledger } from "../../services/Ledger.js"
 import { Outbox } from "../../services/Outbox.js"
+import { BUILT_IN } from "../../streams/consumers/Registry.js"
 import { replayDeposits, replayReconciled, type ReplayReport } from "../../streams/Replay.js"
 import type { AppConfigTag } from "../Config.js"
 import type { SqlClient } from "@effect/sql"
@@ -21,10 +22,17 @@ export const replayCommand: Command = {
   options: [
     { name: "stream", kind: "value", valueName: "deposits|reconciled", description: "which stream", choices: ["deposits", "reconciled"], required: true },
     { name: "from-seq", kind: "value", valueName: "N", description: "start at this stream sequence" },
-    { name: "since", kind: "value", valueName: "ISO", description: "start at this time (ISO 8601)" }
+    { name: "since", kind: "value", valueName: "ISO", description: "start at this time (ISO 8601)" },
+    {
+      name: "consumer", kind: "value", valueName: "NAME", choices: BUILT_IN.map((c) => c.name),
+      description: `with --stream reconciled: re-feed only this consumer (${BUILT_IN.map((c) => c.name).join(", ")}; default webhooks)`
+    }
   ],
   oneOf: [["from-seq", "since"]],
-  details: "Give exactly one of --from-seq and --since. Everything downstream is idempotent, so a replay loses and doubles nothing.",
+  check: (a) => (a.values.has("consumer") && a.values.get("stream") !== "reconciled" ? "--consumer goes with --stream reconciled" : undefined),
+  details: "Give exactly one of --from-seq and --since. Everything downstream is idempotent, so a replay loses and doubles nothing.\n" +
+    "--stream reconciled puts the committed events back among one consumer's pending rows (attempts reset, out of its\n" +
+    "dead letters); it handles them again at its next pass, de-duplicating by event id (relay) or (event, endpoint) (webhooks).",
   run: (args) =>
     Effect.gen(function* () {
       const fromSeq = args.values.get("from-seq")
@@ -33,8 +41,9 @@ export const replayCommand: Command = {
       if (fromSeq !== undefined && !/^\d+$/.test(fromSeq)) return yield* new CliFailure({ message: `--from-seq must be a positive integer, got ${JSON.stringify(fromSeq)}` })
       if (since !== undefined && Number.isNaN(Date.parse(since))) return yield* new CliFailure({ message: `--since must be an ISO 8601 time, got ${JSON.stringify(since)}` })
       const start = fromSeq !== undefined ? { seq: Math.max(1, Number(fromSeq)) } : { since: new Date(since!) }
+      const consumer = BUILT_IN.find((c) => c.name === (args.values.get("consumer") ?? "webhooks"))!
       const replay: Effect.Effect<ReplayReport, unknown, AppConfigTag | SqlClient.SqlClient | Reconciler> =
-        args.values.get("stream") === "deposits" ? replayDeposits(start) : replayReconciled(start)
+        args.values.get("stream") === "deposits" ? replayDeposits(start) : replayReconciled(start, consumer)
       const report = yield* replay.pipe(
         Effect.provide(ReplayServicesLive),
         Effect.catchAllCause((cause) => Effect.failCause(asCliFailure("replay failed")(cause)))
