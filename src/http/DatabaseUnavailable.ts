@@ -36,7 +36,8 @@ export const isDatabaseUnavailable = (cause: Cause.Cause<unknown>): boolean =>
   [...Cause.failures(cause), ...Cause.defects(cause)].some((e) => isConnectionLevel(e))
 
 /**
- * HttpApi middleware: a request that failed because the database is unreachable is answered 503 problem+json
+ * HttpApi-level middleware (`HttpApiBuilder.middleware`: it must wrap the router, inside the server's own error
+ * handling, which has already written a 500 by the time a server middleware sees the failure): a request that failed because the database is unreachable is answered 503 problem+json
  * (`database_unavailable`) with Retry-After, the answer a provider's or client's retry logic expects, instead of a
  * 500. Every other outcome passes through untouched.
  */

@@ -45,7 +45,8 @@ const HandlersLive = Layer.mergeAll(
 export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide(AuthenticationLive))
 
 /** The HTTP app: the API, its OpenAPI document and a reference UI. Needs an HttpServer and the services. */
-export const HttpLive = HttpApiBuilder.serve((app) => logOutcomes(problemDetails(databaseUnavailable(app)))).pipe(
+export const HttpLive = HttpApiBuilder.serve((app) => logOutcomes(problemDetails(app))).pipe(
+  Layer.provide(HttpApiBuilder.middleware(databaseUnavailable)),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/swagger/v1/swagger.json" })),
   Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
   Layer.provide(ApiLive)
