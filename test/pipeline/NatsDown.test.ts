@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { expect, layer } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Context, Effect, Layer, LogLevel, Option } from "effect"
 import { assertLedgerInvariant, createAccount, sendSigned, testTenant, waitForInboxDrained, waitForTransactions } from "../support/Pipeline.js"
-import { freePort } from "../support/Processes.js"
+import { freePort, http, startService, tempDir } from "../support/Processes.js"
+import { createScratchDatabase, databaseUrl, dropScratchDatabase } from "../support/TestDatabase.js"
 import { NAMES, tcpProxy, type TcpProxy } from "../support/Resilience.js"
 import { ownNatsServer, type OwnNatsServer } from "../support/NatsServer.js"
 import { call, makeTestApp } from "../support/TestApp.js"
@@ -129,4 +130,37 @@ layer(AppWhoseNatsDiesAtStart, { timeout: 120_000, excludeTestServices: true })(
       yield* expectReady
     })
   )
+})
+
+describe("the service process (SERVICE_ROLE=all, reconciler on its worker thread) with NATS down at start", () => {
+  it.live("starts, answers, reports not ready, becomes ready when NATS comes, and stops cleanly", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const server = yield* ownNatsServer(yield* Effect.promise(freePort))
+        const name = yield* Effect.promise(() => createScratchDatabase("natsdown"))
+        yield* Effect.addFinalizer(() => Effect.promise(() => dropScratchDatabase(name).catch(() => undefined)))
+        const port = yield* Effect.promise(freePort)
+        const service = yield* Effect.promise(() =>
+          startService({ PORT: String(port), DATABASE_URL: databaseUrl(name), NATS_URL: server.url, NATS_PREFIX: "natsdown.", DATA_DIR: tempDir("natsdown-"), LOG_LEVEL: "Warn" })
+        )
+        yield* Effect.addFinalizer(() => Effect.sync(() => service.child.kill("SIGKILL")))
+        const probe = (path: string) => Effect.promise(() => http(service.baseUrl, "GET", path))
+        expect((yield* probe("/healthz")).status).toBe(200)
+        const notReady = yield* probe("/readyz")
+        expect(notReady.status).toBe(503)
+        expect(notReady.body.message).toContain("NATS is unreachable")
+        yield* Effect.sleep("2 seconds")
+        expect(service.child.exitCode).toBe(null) // still running: NATS is no reason to stop
+        yield* server.start
+        let ready = notReady
+        for (let i = 0; i < 100 && ready.status !== 200; i++) {
+          yield* Effect.sleep("100 millis")
+          ready = yield* probe("/readyz")
+        }
+        expect(ready.body).toEqual({ status: "ready", database: "ok", bus: "jetstream" })
+        service.child.kill("SIGTERM")
+        const exit = yield* Effect.promise(() => Promise.race([service.exited, new Promise<"hung">((r) => setTimeout(() => r("hung"), 30_000))]))
+        expect(exit).toEqual({ code: 0, signal: null })
+      })
+    ), 120_000)
 })
