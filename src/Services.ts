@@ -17,7 +17,9 @@ import { VirtualAccounts } from "../services/VirtualAccounts.js"
 import { InboxSweeperLive } from "../streams/InboxSweeper.js"
 import { InProcessDepositBusLive } from "../streams/InProcessDepositBus.js"
 import { JetStreamDepositBusLive } from "../streams/JetStreamDepositBus.js"
-import { NatsLive } from "../streams/Nats.js"
+import { InProcessBusHealth, Nats, NatsBusHealth, NatsLinkLive } from "../streams/Nats.js"
+import { InProcessSubscribeLive, NatsSubscribeLive } from "../streams/Subscribe.js"
+import { ensureTopology } from "../streams/Topology.js"
 import { OutboxRelayLive } from "../streams/OutboxRelay.js"
 import { InProcessReconciledBusLive, JetStreamReconciledBusLive } from "../streams/ReconciledBus.js"
 import { ReconcilerWorkersLive } from "../streams/ReconcilerWorkers.js"
@@ -25,14 +27,22 @@ import { WebhookDispatcherLive } from "../services/webhooks/WebhooksLive.js"
 import { AppConfigTag } from "./Config.js"
 import { TableStatsKeeperLive } from "./db/TableStats.js"
 
-/** JetStream when NATS_URL is set; otherwise the in-process buses of the embedded default. */
+/**
+ * JetStream when NATS_URL is set; otherwise the in-process buses of the embedded default. Also the `subscribe` port
+ * (live views) and the bus's health. On NATS, nothing here waits for NATS: the link connects in the background and
+ * ensures the topology on every (re)connect (see NatsLinkLive).
+ */
 export const BusesLive = Layer.unwrapEffect(
   Effect.map(AppConfigTag, (c) =>
     Option.match(c.natsUrl, {
-      onNone: () => Layer.merge(InProcessDepositBusLive, InProcessReconciledBusLive),
+      onNone: () =>
+        Layer.mergeAll(InProcessDepositBusLive, InProcessSubscribeLive, InProcessBusHealth).pipe(Layer.provideMerge(InProcessReconciledBusLive)),
       onSome: (url) => {
         const topology = { prefix: c.natsPrefix }
-        return Layer.merge(JetStreamDepositBusLive(topology), JetStreamReconciledBusLive(topology)).pipe(Layer.provide(NatsLive(url)))
+        const link = NatsLinkLive(url, { onConnect: (nc) => ensureTopology(topology).pipe(Effect.provideService(Nats, nc)) })
+        return Layer.mergeAll(JetStreamDepositBusLive(topology), JetStreamReconciledBusLive(topology), NatsSubscribeLive(topology), NatsBusHealth).pipe(
+          Layer.provide(link)
+        )
       }
     })
   )

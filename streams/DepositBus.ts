@@ -21,6 +21,8 @@ export interface Delivery {
   readonly ack: Effect.Effect<void>
   readonly nak: (delayMs: number) => Effect.Effect<void>
   readonly term: Effect.Effect<void>
+  /** Tells the broker the message is still being worked on (resets its ack_wait); absent where there is no ack_wait. */
+  readonly working?: () => void
 }
 
 export class BusError extends Data.TaggedError("BusError")<{ readonly message: string; readonly cause?: unknown }> {}
@@ -32,6 +34,11 @@ export interface DepositBusShape {
   readonly deliveries: Stream.Stream<Delivery, BusError>
   /** The most times a message is delivered before the broker gives up on it. */
   readonly maxDeliver: number
+  /**
+   * How often a consumer must call `working()` on each message it still holds so the broker does not redeliver it
+   * (well inside the broker's ack_wait); absent when the bus never redelivers on its own.
+   */
+  readonly progressEveryMs?: number
 }
 
 export class DepositBus extends Context.Tag("streams/DepositBus")<DepositBus, DepositBusShape>() {}

@@ -17,10 +17,20 @@ export const sweepOnce = Effect.gen(function* () {
   return rows.length
 })
 
+/**
+ * Every SWEEP_EVERY. While the bus is unavailable (NATS down) each pass fails; the first failure of a run is logged
+ * as a warning and then one a minute, not one every two seconds for the whole outage.
+ */
 export const InboxSweeperLive = Layer.scopedDiscard(
-  sweepOnce.pipe(
-    Effect.catchAll((e) => Effect.logWarning(`sweeper could not publish; will retry: ${e.message}`)),
-    Effect.repeat(Schedule.spaced(SWEEP_EVERY)),
-    Effect.forkScoped
-  )
+  Effect.suspend(() => {
+    let failures = 0
+    return sweepOnce.pipe(
+      Effect.tap(() => Effect.sync(() => void (failures = 0))),
+      Effect.catchAll((e) =>
+        failures++ % 30 === 0 ? Effect.logWarning(`sweeper could not publish; will retry: ${e.message}`) : Effect.logDebug(`sweeper could not publish: ${e.message}`)
+      ),
+      Effect.repeat(Schedule.spaced(SWEEP_EVERY)),
+      Effect.forkScoped
+    )
+  })
 )

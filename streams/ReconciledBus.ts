@@ -1,7 +1,7 @@
-import { Context, Effect, Layer, PubSub } from "effect"
+import { Context, Effect, Layer, Option, PubSub } from "effect"
 import type { Mode } from "../src/domain/Mode.js"
 import { publishMany } from "./JetStream.js"
-import { Nats } from "./Nats.js"
+import { Nats, NatsLink } from "./Nats.js"
 import { reconciledSubject, type Topology } from "./Topology.js"
 
 /**
@@ -38,24 +38,32 @@ export const InProcessReconciledBusLive = Layer.effect(
   }))
 )
 
-/** reconciled.<tenantId>.<mode>.<accountRef>, de-duplicated by event id; also fanned out in-process. */
+/**
+ * reconciled.<tenantId>.<mode>.<eventType>.<accountRef>, de-duplicated by event id; also fanned out in-process.
+ * While NATS is down (the link is not up) every message answers `false` at once, so the relay keeps its rows for a
+ * later pass instead of waiting on a publish timeout.
+ */
 export const JetStreamReconciledBusLive = (topology: Topology) =>
   Layer.effect(
     ReconciledBus,
     Effect.gen(function* () {
-      const nats = yield* Nats
+      const link = yield* NatsLink
       const local = yield* PubSub.sliding<ReconciledMessage>(10_000)
       return {
         local,
         publishMany: (ms: ReadonlyArray<ReconciledMessage>) =>
-          publishMany(ms.map((m) => ({
-            subject: reconciledSubject(topology, m.tenantId, m.mode, m.subjectKey),
-            data: reconciledBody(m),
-            msgId: m.eventId
-          }))).pipe(
-            Effect.provideService(Nats, nats),
-            Effect.tap((acked) => PubSub.publishAll(local, ms.filter((_, i) => acked[i])))
-          )
+          Effect.flatMap(link.current, Option.match({
+            onNone: () => Effect.succeed(ms.map(() => false)),
+            onSome: (nc) =>
+              publishMany(ms.map((m) => ({
+                subject: reconciledSubject(topology, m.tenantId, m.mode, m.eventType, m.subjectKey),
+                data: reconciledBody(m),
+                msgId: m.eventId
+              }))).pipe(
+                Effect.provideService(Nats, nc),
+                Effect.tap((acked) => PubSub.publishAll(local, ms.filter((_, i) => acked[i])))
+              )
+          }))
       }
     })
   )

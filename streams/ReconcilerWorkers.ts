@@ -90,10 +90,25 @@ const make = Effect.gen(function* () {
     )
   }
 
+  /**
+   * Every delivery a partition holds (queued, or in its running batch) until it is settled. On a bus with an
+   * ack_wait, each gets a progress ack every `progressEveryMs`: a slow batch is never redelivered to another process
+   * meanwhile, while a delivery whose process died is redelivered after one short ack_wait.
+   */
+  const held = new Set<Delivery>()
+  if (bus.progressEveryMs !== undefined) {
+    yield* Effect.sync(() => {
+      for (const d of held) d.working?.()
+    }).pipe(Effect.repeat(Schedule.spaced(bus.progressEveryMs)), Effect.forkScoped)
+  }
+
   const queues = yield* Effect.forEach(Array.from({ length: partitions }), () => Queue.bounded<Delivery>(PARTITION_BUFFER))
   for (const q of queues) {
     yield* Queue.takeBetween(q, 1, MAX_BATCH).pipe(
-      Effect.flatMap((batch) => handleBatch(Chunk.toReadonlyArray(batch))),
+      Effect.flatMap((chunk) => {
+        const batch = Chunk.toReadonlyArray(chunk)
+        return handleBatch(batch).pipe(Effect.ensuring(Effect.sync(() => batch.forEach((d) => held.delete(d)))))
+      }),
       Effect.forever,
       Effect.forkScoped
     )
@@ -105,6 +120,7 @@ const make = Effect.gen(function* () {
       for (const d of chunk) {
         const key = isDecoded(d.envelope) ? `${d.envelope.tenantId}:${d.envelope.mode}:${d.envelope.accountNumber}` : d.subject
         byPartition[partitionOf(key, partitions)]!.push(d)
+        held.add(d)
       }
       return Effect.forEach(queues, (q, i) => {
         const ds = byPartition[i]!

@@ -90,9 +90,38 @@ export const decodeToken = (tok: string): string => {
 export const depositSubject = (t: Topology, tenantId: string, mode: Mode, accountNumber: string): string =>
   `${t.prefix}deposits.${token(tenantId)}.${token(mode)}.${token(accountNumber)}`
 
-/** `reconciled.<tenantId>.<mode>.<token(accountRef)>`: where the outbox relay publishes. */
-export const reconciledSubject = (t: Topology, tenantId: string, mode: Mode, accountRef: string): string =>
-  `${t.prefix}reconciled.${token(tenantId)}.${token(mode)}.${token(accountRef)}`
+/**
+ * `reconciled.<tenantId>.<mode>.<token(eventType)>.<token(accountRef)>`: where the outbox relay publishes. The event
+ * type has a level of its own so one `filter_subject` (nats-server 2.9 allows only one) can select a type, e.g.
+ * `reconciled.*.*.deposit%2Ereconciled.*`, and a tenant's account's changes of every type are `reconciled.<t>.<m>.*.<ref>`.
+ */
+export const reconciledSubject = (t: Topology, tenantId: string, mode: Mode, eventType: string, accountRef: string): string =>
+  `${t.prefix}reconciled.${token(tenantId)}.${token(mode)}.${token(eventType)}.${token(accountRef)}`
+
+/**
+ * A subscription filter over reconciled subjects: one tenant and mode, optionally one event type and one account
+ * reference (a wildcard level where not given).
+ */
+export const reconciledFilter = (
+  t: Topology,
+  tenantId: string,
+  mode: Mode,
+  only: { readonly eventType?: string | undefined; readonly accountRef?: string | undefined } = {}
+): string =>
+  `${t.prefix}reconciled.${token(tenantId)}.${token(mode)}.${only.eventType === undefined ? "*" : token(only.eventType)}.${only.accountRef === undefined ? "*" : token(only.accountRef)}`
+
+/** Splits a reconciled subject back into its parts. */
+export const parseReconciledSubject = (
+  t: Topology,
+  subject: string
+): Option.Option<{ readonly tenantId: string; readonly mode: string; readonly eventType: string; readonly accountRef: string }> => {
+  const head = `${t.prefix}reconciled.`
+  if (!subject.startsWith(head)) return Option.none()
+  const parts = subject.slice(head.length).split(".")
+  if (parts.length !== 4) return Option.none()
+  const [tenantId, mode, eventType, accountRef] = parts.map(decodeToken) as [string, string, string, string]
+  return Option.some({ tenantId, mode, eventType, accountRef })
+}
 
 /** Splits a deposit subject back into its parts (e.g. to key per-account processing). */
 export const parseDepositSubject = (
@@ -136,12 +165,22 @@ export const depositsStreamConfig = (t: Topology) =>
   ({ ...commonStreamConfig, name: streamNames(t).deposits, subjects: [`${t.prefix}deposits.>`] }) satisfies Partial<StreamConfig>
 
 export const reconciledStreamConfig = (t: Topology) =>
-  ({ ...commonStreamConfig, name: streamNames(t).reconciled, subjects: [`${t.prefix}reconciled.>`] }) satisfies Partial<StreamConfig>
+  ({ ...commonStreamConfig, name: streamNames(t).reconciled, subjects: [`${t.prefix}reconciled.*.*.*.*`] }) satisfies Partial<StreamConfig>
+
+/**
+ * How long a delivery may go unacknowledged before JetStream redelivers it: what a deposit held by a process that
+ * died waits before another process gets it. Short, because the reconciler sends a progress ack (`working()`) for
+ * every message it still holds every RECONCILER_PROGRESS_EVERY_MS, so a slow batch (a long transaction, a Postgres
+ * outage) is never redelivered behind its back.
+ */
+export const RECONCILER_ACK_WAIT_MS = 5_000
+/** Progress acks for held messages: well inside ack_wait (a third of it), so one late timer tick is not a redelivery. */
+export const RECONCILER_PROGRESS_EVERY_MS = Math.floor(RECONCILER_ACK_WAIT_MS / 3)
 
 /**
  * The reconciler's durable pull consumer. max_deliver bounds poison messages (the inbox sweeper
- * and dead-letter tooling take over after that); ack_wait 30 s covers one Postgres transaction
- * with room to spare; max_ack_pending caps in-flight work across all reconciler processes.
+ * and dead-letter tooling take over after that); ack_wait is RECONCILER_ACK_WAIT_MS, kept alive by
+ * progress acks while work is held; max_ack_pending caps in-flight work across all reconciler processes.
  * Only ONE filter_subject: nats-server 2.9 rejects filter_subjects.
  */
 export const reconcilerConsumerConfig = (t: Topology) =>
@@ -151,7 +190,7 @@ export const reconcilerConsumerConfig = (t: Topology) =>
     deliver_policy: DeliverPolicy.All,
     filter_subject: `${t.prefix}deposits.>`,
     max_deliver: 8,
-    ack_wait: nanos(30_000),
+    ack_wait: nanos(RECONCILER_ACK_WAIT_MS),
     max_ack_pending: 4096
   }) satisfies Partial<ConsumerConfig>
 

@@ -40,7 +40,10 @@ export const pgClientLayer = (url: Redacted.Redacted<string>, maxConnections: nu
         try: async () => {
           const pool = new pg.Pool({
             connectionString: Redacted.value(url), max: maxConnections, types: pgTypes, application_name: "collections",
-            Client: prepare ? PreparingClient : pg.Client
+            Client: prepare ? PreparingClient : pg.Client,
+            // Without it a checkout waits for ever while Postgres is unreachable; with it the request fails, and is
+            // answered 503 database_unavailable with Retry-After (src/http/DatabaseUnavailable.ts).
+            connectionTimeoutMillis: 5_000
           })
           // An idle connection's error (the server restarted) must not crash the process; the next query reconnects.
           pool.on("error", () => undefined)

@@ -4,6 +4,7 @@ import { BillingApi } from "./groups/BillingApi.js"
 import { CheckoutApi, CheckoutPublicApi } from "./groups/CheckoutApi.js"
 import { DashboardApi, DashboardPublicApi } from "./groups/DashboardApi.js"
 import { FlowsApi } from "./groups/FlowsApi.js"
+import { HealthApi } from "./groups/HealthApi.js"
 import { InsightsApi } from "./groups/InsightsApi.js"
 import { CopilotApi, SettlementsApi } from "./groups/OperationsApi.js"
 import { ReceiverApi } from "./groups/ReceiverApi.js"
@@ -39,6 +40,7 @@ export class Api extends HttpApi.make("collections")
   .add(ReceiverApi)
   .add(SettlementsApi)
   .add(CopilotApi)
+  .add(HealthApi)
   .addError(BadRequest)
   .addError(Unauthorized)
   .addError(Forbidden)

@@ -2,6 +2,7 @@ import { Cause, Effect, Exit, FiberSet, Layer, Metric } from "effect"
 import type * as http from "node:http"
 import { Receiver } from "../../services/deposits/Receiver.js"
 import { SIGNATURE_HEADER } from "../../services/deposits/SandboxEvent.js"
+import { isDatabaseUnavailable, writeDatabaseUnavailable } from "./DatabaseUnavailable.js"
 import { FastPaths } from "./NodeServer.js"
 import { PROBLEM_STATUS } from "../contract/Problems.js"
 import { INTERNAL_ERROR, MAX_BODY_BYTES, PROBLEM_JSON, problemDocument, TOO_LARGE } from "./Problem.js"
@@ -55,6 +56,7 @@ export const ReceiverFastPathLive = Layer.scopedDiscard(
       if (Cause.isInterruptedOnly(exit.cause)) {
         return sendProblem(res, url, 503, { code: "shutting_down", message: "The service is stopping; send the webhook again." }, true)
       }
+      if (isDatabaseUnavailable(exit.cause)) return writeDatabaseUnavailable(res, url)
       run(Effect.logError(`request answered 500: ${req.method} ${url.split("?")[0]}`, exit.cause))
       sendProblem(res, url, 500, INTERNAL_ERROR)
     }

@@ -7,8 +7,10 @@ import {
   SettingsHandlers, SettlementsHandlers, SubMerchantsHandlers, TransfersHandlers
 } from "./handlers/LaterHandlers.js"
 import { ReceiverHandlers, SandboxHandlers, TransactionsHandlers } from "./handlers/DepositHandlers.js"
+import { HealthHandlers } from "./handlers/HealthHandlers.js"
 import { WebhookEndpointsHandlers } from "./handlers/WebhookEndpointHandlers.js"
 import { VirtualAccountHandlers } from "./handlers/VirtualAccountHandlers.js"
+import { databaseUnavailable } from "./DatabaseUnavailable.js"
 import { problemDetails } from "./Problem.js"
 import { AuthenticationLive } from "./Security.js"
 
@@ -36,13 +38,15 @@ const logOutcomes = HttpMiddleware.make((app) =>
 const HandlersLive = Layer.mergeAll(
   AuthHandlers, DashboardPublicHandlers, DashboardHandlers, VirtualAccountHandlers, TransactionsHandlers, SandboxHandlers,
   ReceiverHandlers, WebhookEndpointsHandlers, TransfersHandlers, RulesHandlers, FlowsHandlers, SubMerchantsHandlers,
-  CheckoutHandlers, CheckoutPublicHandlers, InsightsHandlers, BillingHandlers, SettingsHandlers, SettlementsHandlers, CopilotHandlers
+  CheckoutHandlers, CheckoutPublicHandlers, InsightsHandlers, BillingHandlers, SettingsHandlers, SettlementsHandlers, CopilotHandlers,
+  HealthHandlers
 )
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide(AuthenticationLive))
 
 /** The HTTP app: the API, its OpenAPI document and a reference UI. Needs an HttpServer and the services. */
 export const HttpLive = HttpApiBuilder.serve((app) => logOutcomes(problemDetails(app))).pipe(
+  Layer.provide(HttpApiBuilder.middleware(databaseUnavailable)),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/swagger/v1/swagger.json" })),
   Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
   Layer.provide(ApiLive)

@@ -54,7 +54,7 @@ layer(makeTestApp({ workers: false }).pipe(Layer.provideMerge(TestNatsLive)), { 
         const committed = yield* snapshot
         expect(yield* accountBalance(t.tenantId, "crash-1")).toBe(75_000)
         // ...and "crashes" before acking. A dead process never acks, so JetStream redelivers the message once ack_wait
-        // (30 s) has passed. `nak()` is that same redelivery without the 30 s wait: the server learns only "not done".
+        // (RECONCILER_ACK_WAIT_MS) has passed. `nak()` is that same redelivery without the wait: the server learns only "not done".
         first.nak()
 
         // Delivery 2, by hand: the unique reference (and the reconciled inbox row) make it a no-op.

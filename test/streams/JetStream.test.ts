@@ -14,6 +14,9 @@ import {
   isolatedTopology,
   parseDepositSubject,
   RECONCILER_DURABLE,
+  parseReconciledSubject,
+  RECONCILER_ACK_WAIT_MS,
+  reconciledFilter,
   reconciledSubject,
   streamNames,
   token,
@@ -73,7 +76,12 @@ describe("Topology", () => {
   it("builds subjects and message ids", () => {
     const t = { prefix: "t1." }
     expect(depositSubject(t, "ten_1", "test", "9930000737")).toBe("t1.deposits.ten_1.test.9930000737")
-    expect(reconciledSubject({ prefix: "" }, "ten_1", "live", "ord-7")).toBe("reconciled.ten_1.live.ord-7")
+    expect(reconciledSubject({ prefix: "" }, "ten_1", "live", "deposit.reconciled", "ord-7")).toBe("reconciled.ten_1.live.deposit%2Ereconciled.ord-7")
+    expect(parseReconciledSubject(t, "t1.reconciled.ten_1.live.deposit%2Ereconciled.ord%2E7")).toEqual(
+      Option.some({ tenantId: "ten_1", mode: "live", eventType: "deposit.reconciled", accountRef: "ord.7" })
+    )
+    expect(reconciledFilter(t, "ten_1", "live")).toBe("t1.reconciled.ten_1.live.*.*")
+    expect(reconciledFilter(t, "ten_1", "live", { eventType: "deposit.reversed", accountRef: "a b" })).toBe("t1.reconciled.ten_1.live.deposit%2Ereversed.a%20b")
     expect(depositMsgId("ten_1", "live", "sandbox", "000013")).toBe("ten_1:live:sandbox:000013")
     expect(parseDepositSubject(t, "t1.deposits.ten_1.test.9930000737")).toEqual(
       Option.some({ tenantId: "ten_1", mode: "test", accountNumber: "9930000737" })
@@ -86,8 +94,8 @@ describe("Topology", () => {
     for (const [i, tok] of tokens.entries()) {
       expect(tok).toMatch(/^[A-Za-z0-9_%-]+$/)
       expect(decodeToken(tok)).toBe(AWKWARD_REFS[i])
-      const subject = reconciledSubject({ prefix: "p." }, "ten", "test", AWKWARD_REFS[i]!)
-      expect(subject.split(".")).toHaveLength(5)
+      const subject = reconciledSubject({ prefix: "p." }, "ten", "test", "deposit.reconciled", AWKWARD_REFS[i]!)
+      expect(subject.split(".")).toHaveLength(6)
     }
     expect(new Set(tokens).size).toBe(tokens.length)
     expect(token("has.dot")).toBe("has%2Edot")
@@ -129,6 +137,7 @@ describe("JetStream (live nats-server)", () => {
         expect(config.retention).toBe("limits")
         expect(config.discard).toBe("old")
       }
+      expect((yield* Effect.promise(() => m.streams.info(names.reconciled))).config.subjects).toEqual([`${t.prefix}reconciled.*.*.*.*`])
       const ci = yield* Effect.promise(() => m.consumers.info(names.deposits, RECONCILER_DURABLE))
       expect(ci.config).toMatchObject({
         durable_name: "reconciler",
@@ -136,7 +145,7 @@ describe("JetStream (live nats-server)", () => {
         deliver_policy: "all",
         filter_subject: `${t.prefix}deposits.>`,
         max_deliver: 8,
-        ack_wait: nanos(30_000),
+        ack_wait: nanos(RECONCILER_ACK_WAIT_MS),
         max_ack_pending: 4096
       })
       expect(yield* streamInfo(names.deposits)).toEqual({ messages: 0, firstSeq: 0, lastSeq: 0 })
@@ -176,13 +185,17 @@ describe("JetStream (live nats-server)", () => {
 
   natsTest("awkward accountRefs publish to distinct one-token subjects", (t) =>
     Effect.gen(function* () {
-      const subjects = AWKWARD_REFS.map((ref) => reconciledSubject(t, "ten", "live", ref))
+      // Alternating event types: the type has its own level, so one filter_subject can pick a type.
+      const typeOf = (i: number) => (i % 2 === 0 ? "deposit.reconciled" : "deposit.reversed")
+      const subjects = AWKWARD_REFS.map((ref, i) => reconciledSubject(t, "ten", "live", typeOf(i), ref))
       yield* Effect.forEach(subjects, (s, i) => publish(s, AWKWARD_REFS[i]!, `evt-${i}`))
       const got = yield* collect(replayFrom(streamNames(t).reconciled, { seq: 1 }))
       expect(got.map((m) => m.subject)).toEqual(subjects)
-      // Each lands exactly at depth 5, so `reconciled.<tenant>.<mode>.*` sees them all.
-      const wildcard = yield* collect(replayFrom(streamNames(t).reconciled, { seq: 1 }, `${t.prefix}reconciled.ten.live.*`))
+      // Each lands exactly at depth 6, so `reconciled.<tenant>.<mode>.*.*` sees them all.
+      const wildcard = yield* collect(replayFrom(streamNames(t).reconciled, { seq: 1 }, reconciledFilter(t, "ten", "live")))
       expect(wildcard.map((m) => decodeToken(m.subject.split(".").at(-1)!))).toEqual(AWKWARD_REFS)
+      const reversals = yield* collect(replayFrom(streamNames(t).reconciled, { seq: 1 }, reconciledFilter(t, "ten", "live", { eventType: "deposit.reversed" })))
+      expect(reversals.map((m) => m.string())).toEqual(AWKWARD_REFS.filter((_, i) => i % 2 === 1))
     })
   )
 

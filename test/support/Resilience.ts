@@ -80,11 +80,17 @@ export interface TcpProxy {
   readonly cut: Effect.Effect<void>
   /** Ends the outage: listens again on the same port. */
   readonly restore: Effect.Effect<void>
+  /** Whether `cutWhen` has cut the proxy. */
+  readonly tripped: Effect.Effect<boolean>
 }
 
-/** A TCP pass-through to 127.0.0.1:targetPort, closed with the scope. */
-export const tcpProxy = (targetPort: number) =>
+/**
+ * A TCP pass-through to 127.0.0.1:targetPort, closed with the scope. `cutWhen`, given, is shown each chunk a client
+ * sends; the first chunk it accepts cuts the proxy (before the chunk goes on), as an outage at that very moment would.
+ */
+export const tcpProxy = (targetPort: number, options: { readonly cutWhen?: (chunk: Buffer) => boolean } = {}) =>
   Effect.gen(function* () {
+    let tripped = !options.cutWhen
     const sockets = new Set<net.Socket>()
     let server: net.Server | undefined
     const listen = (port: number) =>
@@ -96,7 +102,17 @@ export const tcpProxy = (targetPort: number) =>
             sock.on("error", () => sock.destroy())
             sock.on("close", () => sockets.delete(sock))
           }
-          client.pipe(upstream).pipe(client)
+          if (tripped) client.pipe(upstream)
+          else {
+            client.on("data", (chunk: Buffer) => {
+              if (!tripped && options.cutWhen!(chunk)) {
+                tripped = true
+                cutNow()
+              } else if (!upstream.destroyed) upstream.write(chunk)
+            })
+            client.on("end", () => upstream.end())
+          }
+          upstream.pipe(client)
         })
         s.once("error", (e) => resume(Effect.fail(e)))
         s.listen(port, "127.0.0.1", () => {
@@ -104,16 +120,18 @@ export const tcpProxy = (targetPort: number) =>
           resume(Effect.succeed((s.address() as net.AddressInfo).port))
         })
       })
-    const cut = Effect.sync(() => {
+    const cutNow = () => {
       server?.close()
       server = undefined
       for (const s of sockets) s.destroy()
-    })
+    }
+    const cut = Effect.sync(cutNow)
     const port = yield* listen(0).pipe(Effect.orDie)
     yield* Effect.addFinalizer(() => cut)
     return {
       port,
       cut,
+      tripped: Effect.sync(() => tripped && options.cutWhen !== undefined),
       restore: listen(port).pipe(Effect.asVoid, Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("5 seconds"))), Effect.orDie)
     } satisfies TcpProxy
   })

@@ -40,6 +40,17 @@ export const TestSql = Layer.unwrapEffect(
   Effect.map(TestDatabaseUrl, ({ url }) => MigratorLive.pipe(Layer.provideMerge(pgClientLayer(url, 8))))
 ).pipe(Layer.provideMerge(TestDatabaseLive))
 
+/** As TestSql, but the app reaches its database through 127.0.0.1:`port` (a TCP proxy a test can cut). */
+export const TestSqlVia = (port: number) =>
+  Layer.unwrapEffect(
+    Effect.map(TestDatabaseUrl, ({ url }) => {
+      const via = new URL(Redacted.value(url))
+      via.hostname = "127.0.0.1"
+      via.port = String(port)
+      return MigratorLive.pipe(Layer.provideMerge(pgClientLayer(Redacted.make(via.toString()), 8)))
+    })
+  ).pipe(Layer.provideMerge(TestDatabaseLive))
+
 /**
  * When the app runs on JetStream, deletes the run's streams (prefix `natsPrefix`) as the app stops. Built before the
  * app, so its finalizer runs after the workers and the app's NATS connection are gone. Best effort and bounded.
@@ -64,14 +75,21 @@ const JetStreamCleanupLive = (config: AppConfig) =>
  * `fastPath: false` leaves the provider webhooks to the HttpApi handler (the receiver's fast path is on in the service).
  */
 export const makeTestApp = <E = never, R = never>(
-  options: { config?: Partial<AppConfig>; provider?: Layer.Layer<BankProvider, E, R>; workers?: boolean; fastPath?: boolean } = {}
+  options: {
+    config?: Partial<AppConfig>
+    provider?: Layer.Layer<BankProvider, E, R>
+    workers?: boolean
+    fastPath?: boolean
+    /** The app reaches Postgres through this local port (a proxy to 127.0.0.1:5432) instead of directly. */
+    databasePort?: number
+  } = {}
 ) => {
   const config = testConfig(options.config)
   const http = options.fastPath === false ? HttpLive : Layer.merge(HttpLive, ReceiverFastPathLive)
   return (options.workers === false ? http : Layer.merge(http, WorkersLive)).pipe(
     Layer.provideMerge(NodeServerTest),
     Layer.provideMerge(makeServices(options.provider ?? (SandboxProviderLive as unknown as Layer.Layer<BankProvider, E, R>))),
-    Layer.provideMerge(TestSql),
+    Layer.provideMerge(options.databasePort === undefined ? TestSql : TestSqlVia(options.databasePort)),
     Layer.provideMerge(Layer.succeed(AppConfigTag, config)),
     Layer.provideMerge(JetStreamCleanupLive(config)),
     Layer.provide(Logger.minimumLogLevel(config.logLevel))
