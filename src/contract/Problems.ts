@@ -64,7 +64,8 @@ export const PROBLEM_CODES = {
   provider_unavailable: 502,
   // 503
   shutting_down: 503,
-  database_unavailable: 503
+  database_unavailable: 503,
+  bus_unavailable: 503
 } as const satisfies Record<string, number>
 
 export type ProblemCode = keyof typeof PROBLEM_CODES
