@@ -63,7 +63,7 @@ export interface Publication {
 /**
  * Where the PubAcks of `publishMany` come back: one wildcard inbox subscription per connection, each publish a token
  * under it. (The library's `js.publish` is a request per message: a mux entry, a timer and a deferred for each, and
- * an Error object made whenever one completes. At two publishes per deposit that was a measurable share of CPU.)
+ * an Error object made whenever one completes. It showed in the service's profile; docs/performance.md, "NATS".)
  */
 interface AckInbox {
   readonly prefix: string
@@ -188,7 +188,7 @@ const fromMessages = (messages: ConsumerMessages, onError: (cause: unknown) => N
  *
  * The library's callback form, not its iterator: the iterator cost a promise and a fiber resumption per message;
  * here the callback puts each message on a queue and the stream takes whatever has arrived as one chunk (with the
- * reconciler offering a chunk per partition, its process went from 0.36-0.41 to 0.32 ms of CPU per deposit). The
+ * reconciler offering a chunk per partition; docs/performance.md, "Consumer"). The
  * queue needs no bound of its own: the server never has more than the consumer's max_ack_pending messages un-acked.
  * Should the consumer stop (deleted, or the connection closed for good), the stream fails, and what it had not yet
  * taken is redelivered after ack_wait.

@@ -39,7 +39,7 @@ export const NatsLive = (servers: string, name = "collections-service"): Layer.L
             maxReconnectAttempts: -1,
             reconnectTimeWait: 500,
             // Every request (each JetStream publish is one) otherwise builds two Error objects up front, only for their
-            // stack traces: ~3% of the service's CPU per deposit in a profile. Failures still carry their message.
+            // stack traces: they showed in the service's profile (docs/performance.md). Failures still carry their message.
             noAsyncTraces: true
           }),
         catch: (cause) => new NatsError({ message: `cannot connect to NATS at ${servers}: ${describe(cause)}`, cause })

@@ -6,7 +6,7 @@ import { reconciledSubject, type Topology } from "./Topology.js"
 
 /**
  * One committed outbox event on its way out. The envelope travels as the JSON text Postgres holds: the relay neither
- * parses nor re-serialises it (at a thousand deposits a second that was a measurable share of the service's CPU).
+ * parses nor re-serialises it (it showed in the service's profile; docs/performance.md).
  */
 export interface ReconciledMessage {
   readonly tenantId: string

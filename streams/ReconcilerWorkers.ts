@@ -6,9 +6,8 @@ import { type Delivery, DepositBus, type DepositEnvelope, isDecoded } from "./De
 
 const PARTITION_BUFFER = 1024
 /**
- * The most deliveries one partition reconciles in one transaction. At 64, four partitions could not keep up with a
- * receiver that answers right after its commit (the backlog grew to seconds at 2,500 deposits/s); batches grow only
- * when work queues up, so a quiet service still reconciles each deposit on its own.
+ * The most deliveries one partition reconciles in one transaction. Smaller caps fell behind a receiver that answers right
+ * after its commit (docs/performance.md, "Batch cap"); batches grow only when work queues up, so a quiet service still reconciles each deposit on its own.
  */
 export const MAX_BATCH = 256
 
@@ -24,8 +23,8 @@ const make = Effect.gen(function* () {
   const reconciler = yield* Reconciler
   const sql = yield* SqlClient.SqlClient
   // Few partitions, each a long-lived fiber: what queues up in one is reconciled as one batch (one transaction), so
-  // fewer partitions make bigger batches. Measured on 2 cores: 16 partitions gave ~10 deposits per transaction and
-  // 740 deposits/s; 4 gave 1,013/s with p50 94 ms; 2 could not keep up with the receiver (p50 of seconds).
+  // fewer partitions make bigger batches. Too many make small batches, too few fall
+  // behind the receiver (docs/performance.md, "Batch size").
   const partitions = (yield* AppConfigTag).reconcilerPartitions
 
   const recordPoison = (d: Delivery, reason: string) =>
