@@ -5,6 +5,8 @@ import type { Mode } from "../../src/domain/Mode.js"
 import { newId } from "../../src/domain/Ids.js"
 import type { WebhookEndpoint } from "../../src/contract/Webhook.js"
 import { BadRequest, notFound } from "../../src/contract/Problems.js"
+import { pageOf } from "../../src/contract/Schemas.js"
+import { cursorId, limitOf, type PageRequest } from "../Paging.js"
 import { SecretBox } from "../Keys.js"
 import { checkTarget } from "./SafeTarget.js"
 import { newSigningSecret } from "./Signature.js"
@@ -40,12 +42,16 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("servic
     })
 
     /** Active endpoints, newest first; never their secrets. */
-    const list = Effect.fn("WebhookEndpoints.list")(function* (tenantId: string, mode: Mode) {
+    const list = Effect.fn("WebhookEndpoints.list")(function* (tenantId: string, mode: Mode, page: PageRequest = {}) {
+      const after = yield* cursorId(page, "id", (id) => sql<{ id: string }>`
+        SELECT id FROM webhook_endpoints WHERE tenant_id = ${tenantId} AND mode = ${mode} AND active AND id = ${id}`)
+      const limit = limitOf(page)
       const rows = yield* sql<EndpointRow>`
         SELECT id, url, active, created_at FROM webhook_endpoints
         WHERE tenant_id = ${tenantId} AND mode = ${mode} AND active
-        ORDER BY created_at DESC, id DESC`.pipe(Effect.orDie)
-      return rows.map(toEndpoint)
+          ${after !== undefined ? sql`AND (created_at, id) < (SELECT created_at, id FROM webhook_endpoints WHERE id = ${after})` : sql``}
+        ORDER BY created_at DESC, id DESC LIMIT ${limit}`.pipe(Effect.orDie)
+      return pageOf(rows.map(toEndpoint), limit - 1)
     })
 
     /**

@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
+import { Body } from "../../contract/Schemas.js"
 
 export const TokenResponse = Schema.Struct({
   accessToken: Schema.String,
@@ -7,7 +8,7 @@ export const TokenResponse = Schema.Struct({
   expiresIn: Schema.Int
 }).annotations({ identifier: "TokenResponse" })
 
-export const TokenRequest = Schema.Struct({
+export const TokenRequest = Body({
   clientId: Schema.String.pipe(Schema.minLength(1, { message: () => "clientId is required" })),
   clientSecret: Schema.String.pipe(Schema.minLength(1, { message: () => "clientSecret is required" }))
 })

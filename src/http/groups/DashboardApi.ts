@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
-import { ModeSchema, NonEmpty, listOf } from "../../contract/Schemas.js"
+import { Body, CaseInsensitiveLiteral, ModeParam, ModeSchema, NonEmpty, TakeParams, listOf } from "../../contract/Schemas.js"
 import { TokenResponse } from "./AuthApi.js"
 
 const Email = Schema.Trim.pipe(
@@ -28,7 +28,7 @@ export const MeResponse = Schema.Struct({
   user: UserView,
   mode: ModeSchema
 })
-export const OnboardingRequest = Schema.Struct({
+export const OnboardingRequest = Body({
   legalName: Schema.optional(NonEmpty("legalName")),
   rcNumber: Schema.optional(NonEmpty("rcNumber", 40)),
   address: Schema.optional(NonEmpty("address", 500)),
@@ -57,12 +57,12 @@ const keyId = HttpApiSchema.param("id", Schema.String)
 export class DashboardPublicApi extends HttpApiGroup.make("dashboardPublic")
   .add(
     HttpApiEndpoint.post("signup", "/api/v1/dashboard/signup")
-      .setPayload(Schema.Struct({ businessName: NonEmpty("businessName"), email: Email, password: Password }))
+      .setPayload(Body({ businessName: NonEmpty("businessName"), email: Email, password: Password }))
       .addSuccess(SignupResponse, { status: 201 })
   )
   .add(
     HttpApiEndpoint.post("login", "/api/v1/dashboard/login")
-      .setPayload(Schema.Struct({ email: Email, password: Schema.String, mode: Schema.optional(ModeSchema) }))
+      .setPayload(Body({ email: Email, password: Schema.String, mode: Schema.optional(ModeParam) }))
       .addSuccess(TokenResponse)
   )
 {}
@@ -74,16 +74,16 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
       .setPayload(OnboardingRequest)
       .addSuccess(Schema.Struct({ onboardingStatus: OnboardingStatus }))
   )
-  .add(HttpApiEndpoint.get("listUsers", "/api/v1/dashboard/users").addSuccess(listOf(UserView)))
+  .add(HttpApiEndpoint.get("listUsers", "/api/v1/dashboard/users").setUrlParams(TakeParams).addSuccess(listOf(UserView)))
   .add(
     HttpApiEndpoint.post("inviteUser", "/api/v1/dashboard/users")
-      .setPayload(Schema.Struct({ email: Email, password: Password, role: Schema.Literal("Admin", "Member") }))
+      .setPayload(Body({ email: Email, password: Password, role: CaseInsensitiveLiteral("role", ["Admin", "Member"]) }))
       .addSuccess(UserView, { status: 201 })
   )
-  .add(HttpApiEndpoint.get("listApiKeys", "/api/v1/dashboard/api-keys").addSuccess(listOf(ApiKeyView)))
+  .add(HttpApiEndpoint.get("listApiKeys", "/api/v1/dashboard/api-keys").setUrlParams(TakeParams).addSuccess(listOf(ApiKeyView)))
   .add(
     HttpApiEndpoint.post("createApiKey", "/api/v1/dashboard/api-keys")
-      .setPayload(Schema.Struct({ mode: ModeSchema }))
+      .setPayload(Body({ mode: ModeParam }))
       .addSuccess(ApiKeyCreated, { status: 201 })
   )
   .add(HttpApiEndpoint.del("revokeApiKey")`/api/v1/dashboard/api-keys/${keyId}`.addSuccess(HttpApiSchema.NoContent))

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
-import { OpenObject } from "../../contract/Schemas.js"
+import { Body, OpenObject } from "../../contract/Schemas.js"
 
 const ref = HttpApiSchema.param("ref", Schema.String)
 
@@ -14,7 +14,7 @@ export class SettlementsApi extends HttpApiGroup.make("settlements")
 export class CopilotApi extends HttpApiGroup.make("copilot")
   .add(
     HttpApiEndpoint.post("ask", "/api/v1/copilot/ask")
-      .setPayload(Schema.Struct({ prompt: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2000)) }))
+      .setPayload(Body({ prompt: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2000)) }))
       .addSuccess(OpenObject)
   )
   .middleware(Authentication)

@@ -2,11 +2,11 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { PositiveKobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
-import { NonEmpty, Reference } from "../../contract/Schemas.js"
+import { Body, NonEmpty, Reference } from "../../contract/Schemas.js"
 
 export const ReceiverResult = Schema.Literal("processed", "duplicate", "ignored", "unmatched")
 
-export const SimulateDeposit = Schema.Struct({
+export const SimulateDeposit = Body({
   accountRef: Reference("accountRef", 64),
   amountKobo: PositiveKobo,
   senderName: Schema.optional(NonEmpty("senderName", 120)),

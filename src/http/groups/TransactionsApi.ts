@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
-import { DateTimeParam, OpenObject, Take, listOf } from "../../contract/Schemas.js"
+import { Body, CaseInsensitiveLiteral, DateTimeParam, OpenObject, PageParams, listOf } from "../../contract/Schemas.js"
 import { ReconciliationStatus, Transaction, TransactionStatus } from "../../contract/Transaction.js"
 
 export { ReconciliationStatus, RiskReason, Transaction, TransactionStatus } from "../../contract/Transaction.js"
@@ -23,10 +23,10 @@ export class TransactionsApi extends HttpApiGroup.make("transactions")
     HttpApiEndpoint.get("list", "/api/v1/transactions")
       .setUrlParams(Schema.Struct({
         ...Range,
-        status: Schema.optional(TransactionStatus),
-        reconciliation: Schema.optional(ReconciliationStatus),
+        status: Schema.optional(CaseInsensitiveLiteral("status", TransactionStatus.literals)),
+        reconciliation: Schema.optional(CaseInsensitiveLiteral("reconciliation", ReconciliationStatus.literals)),
         accountRef: Schema.optional(Schema.String),
-        take: Schema.optional(Take)
+        ...PageParams
       }))
       .addSuccess(listOf(Transaction))
   )
@@ -34,12 +34,12 @@ export class TransactionsApi extends HttpApiGroup.make("transactions")
   .add(HttpApiEndpoint.get("get")`/api/v1/transactions/${reference}`.addSuccess(Transaction))
   .add(
     HttpApiEndpoint.post("refund")`/api/v1/transactions/${reference}/refund`
-      .setPayload(Schema.Struct({ accountNumber: Schema.optional(Schema.String), bankCode: Schema.optional(Schema.String), accountName: Schema.optional(Schema.String) }))
+      .setPayload(Body({ accountNumber: Schema.optional(Schema.String), bankCode: Schema.optional(Schema.String), accountName: Schema.optional(Schema.String) }))
       .addSuccess(OpenObject)
   )
   .add(
     HttpApiEndpoint.post("review")`/api/v1/transactions/${reference}/review`
-      .setPayload(Schema.Struct({ decision: Schema.Literal("approve", "reject"), note: Schema.optional(Schema.String.pipe(Schema.maxLength(1000))) }))
+      .setPayload(Body({ decision: CaseInsensitiveLiteral("decision", ["approve", "reject"]), note: Schema.optional(Schema.String.pipe(Schema.maxLength(1000))) }))
       .addSuccess(Transaction)
   )
   .middleware(Authentication)

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
-import { Take, listOf } from "../../contract/Schemas.js"
+import { PageParams, listOf } from "../../contract/Schemas.js"
 import { CreateVirtualAccount, VirtualAccount } from "../../contract/VirtualAccount.js"
 
 export { CreateVirtualAccount, PaymentState, VirtualAccount } from "../../contract/VirtualAccount.js"
@@ -11,7 +11,7 @@ const accountRef = HttpApiSchema.param("accountRef", Schema.String)
 export class VirtualAccountsApi extends HttpApiGroup.make("virtualAccounts")
   .add(
     HttpApiEndpoint.get("list", "/api/v1/virtual-accounts")
-      .setUrlParams(Schema.Struct({ subMerchantRef: Schema.optional(Schema.String), take: Schema.optional(Take) }))
+      .setUrlParams(Schema.Struct({ subMerchantRef: Schema.optional(Schema.String), ...PageParams }))
       .addSuccess(listOf(VirtualAccount))
   )
   .add(
