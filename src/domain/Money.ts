@@ -7,7 +7,8 @@ const KOBO_HINT = "integer kobo (1 naira = 100 kobo)"
  * Each refinement carries its own message so a 400 says exactly what was wrong.
  */
 export const Kobo = Schema.Number.annotations({
-  message: () => `must be a JSON number in ${KOBO_HINT}, not a string`
+  message: (issue) =>
+    `must be a JSON number in ${KOBO_HINT}, not ${issue._tag === "Type" && typeof issue.actual === "string" ? "a string" : JSON.stringify(issue._tag === "Type" ? issue.actual : null) ?? "that"}`
 }).pipe(
   Schema.filter((n) => Number.isFinite(n), { message: () => `must be a finite number in ${KOBO_HINT}` }),
   Schema.filter((n) => Number.isInteger(n), {
