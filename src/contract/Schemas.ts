@@ -4,7 +4,9 @@ import { ParseResult, Schema } from "effect"
 export const Take = Schema.NumberFromString.pipe(
   Schema.int({ message: () => "take must be a positive integer" }),
   Schema.positive({ message: () => "take must be a positive integer" })
-)
+).annotations({
+  jsonSchema: { type: "integer", minimum: 1, default: 50, description: "Page size: default 50, at most 500 (larger values are clamped)." }
+})
 export const DEFAULT_TAKE = 50
 export const MAX_TAKE = 500
 export const clampTake = (take: number | undefined) => Math.min(take ?? DEFAULT_TAKE, MAX_TAKE)
@@ -72,7 +74,10 @@ export const DateTimeString = Schema.String.pipe(
   })
 )
 
-export const DateTimeParam = Schema.Date.annotations({ message: () => "must be an ISO-8601 date-time" })
+export const DateTimeParam = Schema.Date.annotations({
+  message: () => "must be an ISO-8601 date-time",
+  jsonSchema: { type: "string", format: "date-time", description: "An ISO-8601 date-time such as 2026-11-21T10:00:00Z." }
+})
 
 /** A page of a list: at most `take` items, and whether more follow. */
 export interface Page<A> {

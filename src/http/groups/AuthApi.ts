@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
+import { Forbidden, Unauthorized } from "../../contract/Problems.js"
 import { Body } from "../../contract/Schemas.js"
 
 export const TokenResponse = Schema.Struct({
@@ -14,5 +15,7 @@ export const TokenRequest = Body({
 })
 
 export class AuthApi extends HttpApiGroup.make("auth")
-  .add(HttpApiEndpoint.post("token", "/api/v1/auth/token").setPayload(TokenRequest).addSuccess(TokenResponse))
+  .add(HttpApiEndpoint.post("token", "/api/v1/auth/token").setPayload(TokenRequest).addSuccess(TokenResponse)
+    // 401 unknown or revoked key or wrong secret; 403 a live key of a tenant whose onboarding is not approved.
+    .addError(Unauthorized).addError(Forbidden))
 {}

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { PositiveKobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
+import { NotImplemented } from "../../contract/Problems.js"
 import { Body, CaseInsensitiveLiteral, OpenList, OpenObject, Reference, TakeParams } from "../../contract/Schemas.js"
 
 const id = HttpApiSchema.param("id", Schema.String)
@@ -27,5 +28,6 @@ export class BillingApi extends HttpApiGroup.make("billing")
   .add(HttpApiEndpoint.post("resume")`/api/v1/billing/schedules/${id}/resume`.addSuccess(OpenObject))
   .add(HttpApiEndpoint.post("cancel")`/api/v1/billing/schedules/${id}/cancel`.addSuccess(OpenObject))
   .add(HttpApiEndpoint.get("periods")`/api/v1/billing/schedules/${id}/periods`.setUrlParams(TakeParams).addSuccess(OpenList))
+  .addError(NotImplemented)
   .middleware(Authentication)
 {}

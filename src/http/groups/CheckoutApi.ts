@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
+import { NotImplemented } from "../../contract/Problems.js"
 import { Body, OpenObject, Reference } from "../../contract/Schemas.js"
 
 const token = HttpApiSchema.param("token", Schema.String)
@@ -14,6 +15,7 @@ export class CheckoutApi extends HttpApiGroup.make("checkout")
       }))
       .addSuccess(OpenObject, { status: 201 })
   )
+  .addError(NotImplemented)
   .middleware(Authentication)
 {}
 
@@ -25,4 +27,5 @@ export class CheckoutPublicApi extends HttpApiGroup.make("checkoutPublic")
     HttpApiEndpoint.get("stream")`/api/v1/checkout/${token}/stream`
       .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
   )
+  .addError(NotImplemented)
 {}

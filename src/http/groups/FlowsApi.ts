@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Kobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
+import { NotImplemented } from "../../contract/Problems.js"
 import { Body, OpenList, OpenObject, TakeParams } from "../../contract/Schemas.js"
 
 const id = HttpApiSchema.param("id", Schema.String)
@@ -26,5 +27,6 @@ export class FlowsApi extends HttpApiGroup.make("flows")
       .setPayload(Body({ enabled: Schema.Boolean }))
       .addSuccess(OpenObject)
   )
+  .addError(NotImplemented)
   .middleware(Authentication)
 {}

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
+import { NotImplemented } from "../../contract/Problems.js"
 import { Body, OpenObject } from "../../contract/Schemas.js"
 
 const ref = HttpApiSchema.param("ref", Schema.String)
@@ -8,6 +9,7 @@ const ref = HttpApiSchema.param("ref", Schema.String)
 export class SettlementsApi extends HttpApiGroup.make("settlements")
   .add(HttpApiEndpoint.post("hold")`/api/v1/settlements/${ref}/hold`.addSuccess(OpenObject))
   .add(HttpApiEndpoint.post("release")`/api/v1/settlements/${ref}/release`.addSuccess(OpenObject))
+  .addError(NotImplemented)
   .middleware(Authentication)
 {}
 
@@ -17,5 +19,6 @@ export class CopilotApi extends HttpApiGroup.make("copilot")
       .setPayload(Body({ prompt: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2000)) }))
       .addSuccess(OpenObject)
   )
+  .addError(NotImplemented)
   .middleware(Authentication)
 {}

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Kobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
+import { NotImplemented } from "../../contract/Problems.js"
 import { Body, OpenList, OpenObject } from "../../contract/Schemas.js"
 
 const id = HttpApiSchema.param("id", Schema.String)
@@ -21,5 +22,6 @@ export class RulesApi extends HttpApiGroup.make("rules")
       .addSuccess(OpenObject, { status: 201 })
   )
   .add(HttpApiEndpoint.del("delete")`/api/v1/rules/${id}`.addSuccess(HttpApiSchema.NoContent))
+  .addError(NotImplemented)
   .middleware(Authentication)
 {}

@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
+import { Forbidden, NotFound } from "../../contract/Problems.js"
 import { PositiveKobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
 import { Body, NonEmpty, Reference } from "../../contract/Schemas.js"
@@ -21,6 +22,8 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
     HttpApiEndpoint.post("simulateDeposit", "/api/v1/sandbox/simulate/deposit")
       .setPayload(SimulateDeposit)
       .addSuccess(Schema.Struct({ reference: Schema.String, result: ReceiverResult }))
+      .addError(Forbidden)
+      .addError(NotFound)
   )
   .middleware(Authentication)
 {}

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { Kobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
+import { NotImplemented } from "../../contract/Problems.js"
 import { Body, OpenObject } from "../../contract/Schemas.js"
 
 export const SplitLegRequest = Schema.Struct({
@@ -28,5 +29,6 @@ export class SettingsApi extends HttpApiGroup.make("settings")
   )
   .add(HttpApiEndpoint.get("getSplits", "/api/v1/settings/splits").addSuccess(OpenObject))
   .add(HttpApiEndpoint.put("putSplits", "/api/v1/settings/splits").setPayload(Body({ splits: Schema.Array(SplitLegRequest) })).addSuccess(OpenObject))
+  .addError(NotImplemented)
   .middleware(Authentication)
 {}

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
+import { NotImplemented } from "../../contract/Problems.js"
 import { AccountNumber, BankCode, Body, NonEmpty, OpenList, OpenObject, Reference } from "../../contract/Schemas.js"
 
 const id = HttpApiSchema.param("id", Schema.String)
@@ -23,5 +24,6 @@ export class SubMerchantsApi extends HttpApiGroup.make("subMerchants")
       .addSuccess(OpenObject)
   )
   .add(HttpApiEndpoint.get("balance")`/api/v1/sub-merchants/${id}/balance`.addSuccess(OpenObject))
+  .addError(NotImplemented)
   .middleware(Authentication)
 {}

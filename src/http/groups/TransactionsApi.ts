@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { Conflict, Forbidden, NotFound, NotImplemented } from "../../contract/Problems.js"
 import { Authentication } from "../Security.js"
 import { Body, CaseInsensitiveLiteral, DateTimeParam, OpenObject, PageParams, listOf } from "../../contract/Schemas.js"
 import { ReconciliationStatus, Transaction, TransactionStatus } from "../../contract/Transaction.js"
@@ -31,16 +32,20 @@ export class TransactionsApi extends HttpApiGroup.make("transactions")
       .addSuccess(listOf(Transaction))
   )
   .add(HttpApiEndpoint.get("summary", "/api/v1/transactions/summary").setUrlParams(Schema.Struct(Range)).addSuccess(TransactionSummary))
-  .add(HttpApiEndpoint.get("get")`/api/v1/transactions/${reference}`.addSuccess(Transaction))
+  .add(HttpApiEndpoint.get("get")`/api/v1/transactions/${reference}`.addSuccess(Transaction).addError(NotFound))
   .add(
     HttpApiEndpoint.post("refund")`/api/v1/transactions/${reference}/refund`
       .setPayload(Body({ accountNumber: Schema.optional(Schema.String), bankCode: Schema.optional(Schema.String), accountName: Schema.optional(Schema.String) }))
       .addSuccess(OpenObject)
+      .addError(NotImplemented)
   )
   .add(
     HttpApiEndpoint.post("review")`/api/v1/transactions/${reference}/review`
       .setPayload(Body({ decision: CaseInsensitiveLiteral("decision", ["approve", "reject"]), note: Schema.optional(Schema.String.pipe(Schema.maxLength(1000))) }))
       .addSuccess(Transaction)
+      .addError(Forbidden)
+      .addError(NotFound)
+      .addError(Conflict)
   )
   .middleware(Authentication)
 {}

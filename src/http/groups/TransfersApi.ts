@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { PositiveKobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
+import { NotImplemented } from "../../contract/Problems.js"
 import { AccountNumber, BankCode, Body, OpenList, OpenObject, Reference, TakeParams, listOf } from "../../contract/Schemas.js"
 
 export const Bank = Schema.Struct({ name: Schema.String, code: Schema.String })
@@ -27,5 +28,6 @@ export class TransfersApi extends HttpApiGroup.make("transfers")
       .addSuccess(OpenObject, { status: 201 })
   )
   .add(HttpApiEndpoint.get("get")`/api/v1/transfers/${merchantTxRef}`.addSuccess(OpenObject))
+  .addError(NotImplemented)
   .middleware(Authentication)
 {}

@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { BadGateway, Conflict, Forbidden, NotFound } from "../../contract/Problems.js"
 import { Authentication } from "../Security.js"
 import { PageParams, listOf } from "../../contract/Schemas.js"
 import { CreateVirtualAccount, VirtualAccount } from "../../contract/VirtualAccount.js"
@@ -18,8 +19,12 @@ export class VirtualAccountsApi extends HttpApiGroup.make("virtualAccounts")
     HttpApiEndpoint.post("create", "/api/v1/virtual-accounts")
       .setPayload(CreateVirtualAccount)
       .addSuccess(VirtualAccount, { status: 201 })
+      .addError(Forbidden)
+      .addError(NotFound)
+      .addError(Conflict)
+      .addError(BadGateway)
   )
-  .add(HttpApiEndpoint.get("get")`/api/v1/virtual-accounts/${accountRef}`.addSuccess(VirtualAccount))
-  .add(HttpApiEndpoint.del("delete")`/api/v1/virtual-accounts/${accountRef}`.addSuccess(HttpApiSchema.NoContent))
+  .add(HttpApiEndpoint.get("get")`/api/v1/virtual-accounts/${accountRef}`.addSuccess(VirtualAccount).addError(NotFound))
+  .add(HttpApiEndpoint.del("delete")`/api/v1/virtual-accounts/${accountRef}`.addSuccess(HttpApiSchema.NoContent).addError(NotFound).addError(Conflict))
   .middleware(Authentication)
 {}

@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { Conflict, Forbidden, NotFound } from "../../contract/Problems.js"
 import { Authentication } from "../Security.js"
 import { Body, PageParams, TakeParams, listOf } from "../../contract/Schemas.js"
 import { DeliveryStatusParam, WebhookDelivery, WebhookEndpoint, WebhookEndpointCreated } from "../../contract/Webhook.js"
@@ -20,7 +21,9 @@ export class WebhookEndpointsApi extends HttpApiGroup.make("webhookEndpoints")
       .setUrlParams(Schema.Struct({ status: Schema.optional(DeliveryStatusParam), ...PageParams }))
       .addSuccess(listOf(WebhookDelivery))
   )
-  .add(HttpApiEndpoint.post("replay")`/api/v1/webhook-endpoints/deliveries/${id}/replay`.addSuccess(WebhookDelivery, { status: 202 }))
-  .add(HttpApiEndpoint.del("delete")`/api/v1/webhook-endpoints/${id}`.addSuccess(HttpApiSchema.NoContent))
+  .add(HttpApiEndpoint.post("replay")`/api/v1/webhook-endpoints/deliveries/${id}/replay`.addSuccess(WebhookDelivery, { status: 202 }).addError(NotFound).addError(Conflict))
+  .add(HttpApiEndpoint.del("delete")`/api/v1/webhook-endpoints/${id}`.addSuccess(HttpApiSchema.NoContent).addError(NotFound))
+  // An API key, or a dashboard Owner/Admin: a Member gets 403.
+  .addError(Forbidden)
   .middleware(Authentication)
 {}

@@ -10,7 +10,8 @@ import { iso } from "./Respond.js"
 export const AuthHandlers = HttpApiBuilder.group(Api, "auth", (h) =>
   Effect.gen(function* () {
     const keys = yield* ApiKeys
-    return h.handle("token", ({ payload }) => keys.exchange(payload.clientId, payload.clientSecret))
+    // The key's tenant always exists (a foreign key): a NotFound here would be a broken database, not a client error.
+    return h.handle("token", ({ payload }) => keys.exchange(payload.clientId, payload.clientSecret).pipe(Effect.catchTag("NotFound", Effect.die)))
   })
 )
 
