@@ -36,10 +36,11 @@ const accessLog = HttpMiddleware.make((app) =>
     const report = (status: number, cause?: Cause.Cause<unknown>) =>
       Effect.gen(function* () {
         const durationMs = (yield* Clock.currentTimeMillis) - started
-        const line = `${req.method} ${path} ${status} ${durationMs}ms`
+        // One line: the pretty logger would print each annotation on a line of its own.
+        const line = `${req.method} ${path} ${status} ${durationMs}ms request=${requestId}`
         if (status >= 500 && status !== 501) yield* cause ? Effect.logError(line, cause) : Effect.logError(line)
         else yield* Effect.logInfo(line)
-      }).pipe(Effect.annotateLogs({ requestId, method: req.method, path, status }))
+      })
     return yield* app.pipe(
       Effect.onExit((exit) =>
         Exit.isSuccess(exit)
