@@ -1,11 +1,12 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, LogLevel } from "effect"
 import { SignJWT } from "jose"
 import { Api } from "../../src/http/Api.js"
 import { Keys } from "../../services/Keys.js"
 import { expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { eventBody, testTenant } from "../support/Pipeline.js"
+import { captureLogs, makeWebhooksTestApp } from "../support/Webhooks.js"
 import { apiToken, call, makeTestApp, signup } from "../support/TestApp.js"
 
 const VA = "/api/v1/virtual-accounts"
@@ -248,5 +249,28 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000 })("API conventions", (
       expect(mine.headers["x-request-id"]).toBe("req-abc.123")
       const fresh = yield* raw("GET", "/swagger/v1/swagger.json", { headers: { "x-request-id": "bad id\u00e9" } })
       expect(fresh.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/)
+    }))
+})
+
+const logs = captureLogs()
+layer(makeWebhooksTestApp({ config: { logLevel: LogLevel.All }, logs: logs.layer }), { timeout: 60_000, excludeTestServices: true })("the access log", (it) => {
+  it.effect("one info line per request: method, path without query, status, duration, request id; never a token or query", () =>
+    Effect.gen(function* () {
+      const { ownerToken } = yield* signup()
+      const { token } = yield* apiToken(ownerToken, "test")
+      const access = () => logs.lines.filter((l) => /^INFO (GET|POST) /.test(l))
+      const before = access().length
+      const listed = yield* raw("GET", `${VA}?take=1&note=hush-query`, { token, headers: { "x-request-id": "trace-1" } })
+      expectStatus(listed, 200)
+      yield* raw("GET", "/api/v1/checkout/ck_secret_token_123")
+      // The receiver's fast path is the hot path: it writes no access line.
+      yield* raw("POST", "/webhooks/sandbox", { body: JSON.stringify({ event: "transfer.inbound" }) })
+      const lines = access().slice(before)
+      expect(lines).toEqual([
+        expect.stringMatching(/^INFO GET \/api\/v1\/virtual-accounts 200 \d+ms request=trace-1$/),
+        expect.stringMatching(/^INFO GET \/api\/v1\/checkout\/\{token\} 501 \d+ms request=[0-9a-f-]{36}$/)
+      ])
+      const all = logs.lines.join("\n")
+      for (const secret of [token, ownerToken, "hush-query", "ck_secret_token_123"]) expect(all).not.toContain(secret)
     }))
 })
