@@ -44,19 +44,29 @@ const unknownFields = (issues: ReadonlyArray<Issue>) => {
   }
 }
 
+/** Words for the schema names a generated message can carry. */
+const NAMED: Readonly<Record<string, string>> = {
+  Int: "an integer", Number: "a number", NumberFromString: "a number", String: "a string", Boolean: "true or false",
+  Date: "an ISO-8601 date-time", DateFromString: "an ISO-8601 date-time", DateFromSelf: "an ISO-8601 date-time"
+}
+
 /**
  * Schema messages name the schema when nothing better was said (`Expected CreateVirtualAccount, actual 5`); a client
  * cannot act on an internal name, so such messages say what was expected in words.
  */
 const plainMessage = (i: Issue) => {
   const message = i.message ?? "is invalid"
-  const expected = /^Expected ([A-Za-z0-9_<>(), |"-]+), actual (.*)$/s.exec(message)
+  const expected = /^Expected (.+?), actual (.*)$/s.exec(message)
   if (!expected) return message
   const what = expected[1]!
-  if (/^(".*"( \| )?)+$/.test(what)) return `must be one of ${what.replace(/ \| /g, ", ")}, not ${expected[2]}`
-  if (/^(string|number|boolean)$/.test(what)) return `must be a ${what}, not ${expected[2]}`
-  if (/^[A-Z]/.test(what) || /Struct|Record|\{/.test(what)) return `must be a JSON object, not ${expected[2]}`
-  return `has the wrong type (${expected[2]} was given)`
+  const actual = expected[2]!.length > 80 ? `${expected[2]!.slice(0, 77)}...` : expected[2]!
+  if (/^"[^"]*"( \| "[^"]*")*$/.test(what)) return `must be one of ${what.replace(/ \| /g, ", ")}, not ${actual}`
+  if (/^(string|number|boolean)$/.test(what)) return `must be a ${what}, not ${actual}`
+  if (/^an? [a-z]/.test(what)) return `must be ${what}, not ${actual}`
+  if (NAMED[what]) return `must be ${NAMED[what]}, not ${actual}`
+  // What is left is a named object schema (the request body's or a nested object's) or a type literal.
+  if (/^\{|^[A-Z][A-Za-z]*$/.test(what) && !actual.startsWith("{")) return `must be a JSON object, not ${actual}`
+  return `is not valid (${actual} was given)`
 }
 
 const fromBody = (status: number, body: Record<string, unknown> | undefined, req: HttpServerRequest.HttpServerRequest) => {

@@ -124,6 +124,16 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000 })("API conventions", (
         expectProblem(r, 400, "validation_failed")
         expectPlain(r)
       }
+      const { ownerToken } = yield* tenant
+      const longNote = yield* call("POST", "/api/v1/transactions/x/review", { token: ownerToken, json: { decision: "approve", note: "n".repeat(1001) } })
+      expectProblem(longNote, 400, "validation_failed")
+      expect(longNote.body.message).toMatch(/note: must be a string at most 1000 character\(s\) long/)
+      expectPlain(longNote)
+      const numberUrl = yield* call("POST", "/api/v1/webhook-endpoints", { token, json: { url: 5 } })
+      expect(numberUrl.body.message).toMatch(/url: must be a string, not 5/)
+      const dates = yield* call("GET", "/api/v1/transactions?from=yesterday", { token })
+      expectProblem(dates, 400, "validation_failed")
+      expectPlain(dates)
     }))
 
   it.effect("a body that is not JSON is 415 unsupported_media_type; malformed JSON stays 400", () =>
