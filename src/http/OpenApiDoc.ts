@@ -1,5 +1,5 @@
 import { PROBLEM_JSON, STATUS_TITLES } from "../contract/Problems.js"
-import { describe, OPERATION_DOCS } from "./OperationDocs.js"
+import { describe, OPERATION_DOCS, PUBLIC_ACCESS } from "./OperationDocs.js"
 
 type Spec = Record<string, any>
 
@@ -45,9 +45,13 @@ export const documentOperations = (spec: Spec): Spec => {
     for (const op of Object.values(item) as Array<Spec>) {
       const d = OPERATION_DOCS[op.operationId]
       if (d) {
-        op.summary = op.responses?.["501"] ? `Not built yet (501): ${d.summary}` : d.summary
+        op.summary = d.summary
         op.description = describe(d)
+      } else if (op.summary && op.description && (op.security ?? []).length === 0) {
+        // A public operation may document itself with OpenApi annotations on its endpoint.
+        op.description = `${op.description}\n\n${PUBLIC_ACCESS}`
       }
+      if (op.summary && op.responses?.["501"]) op.summary = `Not built yet (501): ${op.summary}`
       if (op.requestBody) {
         op.responses["413"] = problem("The body is larger than 1 MiB (code payload_too_large).")
         if (!RECEIVER.test(path)) op.responses["415"] = problem("The body is not JSON (code unsupported_media_type).")

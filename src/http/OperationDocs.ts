@@ -1,7 +1,7 @@
 /**
  * What the OpenAPI document says about each operation beyond its schemas: a summary, a description, and who may
  * call it (plane and role). Keyed by operationId (`group.endpoint`); test/api/OpenApi.test.ts fails when an
- * operation has none. An operation that answers 501 gets "Not built yet (501)" in its summary automatically.
+ * operation has none. (A public operation may instead carry OpenApi.Summary and OpenApi.Description annotations.) An operation that answers 501 gets "Not built yet (501)" in its summary automatically.
  */
 
 const MODE = "A dashboard token acts in live mode unless it was minted with `mode: test` (POST /api/v1/dashboard/login); " +
@@ -109,6 +109,9 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   "settlements.release": doc("Release a held settlement", "later"),
   "copilot.ask": doc("Ask the copilot", "later")
 }
+
+/** A public operation documented by its own OpenApi.Summary/Description annotations (no entry here) gets this line. */
+export const PUBLIC_ACCESS = ACCESS.public
 
 /** The description an operation shows: what it does, then who may call it. */
 export const describe = (d: OperationDoc) => [d.description, ACCESS[d.access]].filter((s) => s !== "").join("\n\n")
