@@ -36,15 +36,16 @@ export const CaseInsensitiveLiteral = <const L extends readonly [string, ...Arra
   const canonical = Schema.Literal(...values)
   const allowed = values.join(", ")
   const wire = Schema.String.annotations({
-    message: () => `${name} must be one of ${allowed} (any case)`,
-    jsonSchema: { type: "string", enum: values, description: `One of ${allowed} (matched in any case).` }
+    // Messages follow the field's path in the 400 ("status: must be one of ..."), so they do not repeat the name.
+    message: () => `must be one of ${allowed} (any case)`,
+    jsonSchema: { type: "string", enum: values, description: `${name}: one of ${allowed} (matched in any case).` }
   })
   return Schema.transformOrFail(wire, canonical, {
     strict: true,
     decode: (raw, _, ast) => {
       const found = values.find((v) => v.toLowerCase() === raw.trim().toLowerCase())
       return found === undefined
-        ? ParseResult.fail(new ParseResult.Type(ast, raw, `${name} must be one of ${allowed} (any case), not ${JSON.stringify(raw)}`))
+        ? ParseResult.fail(new ParseResult.Type(ast, raw, `must be one of ${allowed} (any case), not ${JSON.stringify(raw)}`))
         : ParseResult.succeed(found as L[number])
     },
     encode: ParseResult.succeed
