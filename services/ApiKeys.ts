@@ -3,6 +3,8 @@ import { Effect } from "effect"
 import type { Mode } from "../src/domain/Mode.js"
 import { newId, newSecret } from "../src/domain/Ids.js"
 import { notFound, Unauthorized } from "../src/contract/Problems.js"
+import { pageOf } from "../src/contract/Schemas.js"
+import { cursorId, limitOf, type PageRequest } from "./Paging.js"
 import { hashSecret, verifySecret } from "./Passwords.js"
 import { Tenants } from "./Tenants.js"
 import { Tokens } from "./Tokens.js"
@@ -34,10 +36,15 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("services/ApiKeys", {
       return { id, mode, clientId, clientSecret }
     })
 
-    const list = Effect.fn("ApiKeys.list")(function* (tenantId: string) {
-      return yield* sql<ApiKeyRow>`
-        SELECT id, mode, client_id, created_at, revoked_at FROM api_keys WHERE tenant_id = ${tenantId} ORDER BY created_at DESC`
-    }, Effect.orDie)
+    const list = Effect.fn("ApiKeys.list")(function* (tenantId: string, page: PageRequest = {}) {
+      const after = yield* cursorId(page, "id", (id) => sql<{ id: string }>`SELECT id FROM api_keys WHERE tenant_id = ${tenantId} AND id = ${id}`)
+      const limit = limitOf(page)
+      const rows = yield* sql<ApiKeyRow>`
+        SELECT id, mode, client_id, created_at, revoked_at FROM api_keys WHERE tenant_id = ${tenantId}
+          ${after !== undefined ? sql`AND (created_at, id) < (SELECT created_at, id FROM api_keys WHERE id = ${after})` : sql``}
+        ORDER BY created_at DESC, id DESC LIMIT ${limit}`.pipe(Effect.orDie)
+      return pageOf(rows, limit - 1)
+    })
 
     const revoke = Effect.fn("ApiKeys.revoke")(function* (tenantId: string, keyId: string) {
       const rows = yield* sql<{ id: string }>`

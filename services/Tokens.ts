@@ -49,12 +49,16 @@ export class Tokens extends Effect.Service<Tokens>()("services/Tokens", {
             audience: AUDIENCE,
             algorithms: ["HS256"],
             currentDate: new Date(now),
-            clockTolerance: 0
+            clockTolerance: 0,
+            // A token that never expires is never valid here: every token we mint carries exp.
+            requiredClaims: ["exp", "iat", "sub"]
           }),
         catch: (e) =>
           e instanceof JoseErrors.JWTExpired
             ? new Unauthorized({ code: "token_expired", message: "The access token has expired; request a new one at POST /api/v1/auth/token." })
-            : invalid("The access token is malformed or its signature is invalid.")
+            : e instanceof JoseErrors.JWTClaimValidationFailed && e.claim === "exp"
+              ? invalid("The access token has no expiry (exp claim); request a new one at POST /api/v1/auth/token.")
+              : invalid("The access token is malformed or its signature is invalid.")
       })
       const p = result.payload
       const mode = p.mode === "test" || p.mode === "live" ? p.mode : undefined

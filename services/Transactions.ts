@@ -3,7 +3,8 @@ import { Effect } from "effect"
 import type { Mode } from "../src/domain/Mode.js"
 import type { Transaction } from "../src/contract/Transaction.js"
 import { notFound } from "../src/contract/Problems.js"
-import { clampTake } from "../src/contract/Schemas.js"
+import { pageOf } from "../src/contract/Schemas.js"
+import { cursorId, limitOf, type PageRequest } from "./Paging.js"
 
 export interface TransactionRow {
   readonly id: number
@@ -61,13 +62,12 @@ export const TRANSACTION_COLUMNS = `id, tenant_id, mode, reference, virtual_acco
   reversed_kobo, surplus_kobo, status, reconciliation_status, risk_score, risk_reasons, sender_name, sender_account_number,
   sender_bank_code, narration, paid_at, reconciled_at, reversed_reference, review_decision, review_note, reviewed_by, reviewed_at`
 
-export interface ListFilter {
+export interface ListFilter extends PageRequest {
   readonly from?: Date | undefined
   readonly to?: Date | undefined
   readonly status?: Transaction["status"] | undefined
   readonly reconciliation?: Transaction["reconciliationStatus"] | undefined
   readonly accountRef?: string | undefined
-  readonly take?: number | undefined
 }
 
 const bucket = (count: number, amountKobo: number) => ({ count, amountKobo })
@@ -79,6 +79,9 @@ export class Transactions extends Effect.Service<Transactions>()("services/Trans
     const cols = sql.literal(TRANSACTION_COLUMNS)
 
     const list = Effect.fn("Transactions.list")(function* (tenantId: string, mode: Mode, f: ListFilter) {
+      const after = yield* cursorId(f, "reference", (ref) => sql<{ id: string }>`
+        SELECT id FROM transactions WHERE tenant_id = ${tenantId} AND mode = ${mode} AND reference = ${ref}`)
+      const limit = limitOf(f)
       const rows = yield* sql<TransactionRow>`SELECT ${cols} FROM transactions WHERE ${sql.and([
         sql`tenant_id = ${tenantId}`,
         sql`mode = ${mode}`,
@@ -86,9 +89,10 @@ export class Transactions extends Effect.Service<Transactions>()("services/Trans
         ...(f.to ? [sql`reconciled_at < ${f.to}`] : []),
         ...(f.status ? [sql`status = ${f.status}`] : []),
         ...(f.reconciliation ? [sql`reconciliation_status = ${f.reconciliation}`] : []),
-        ...(f.accountRef ? [sql`account_ref = ${f.accountRef}`] : [])
-      ])} ORDER BY reconciled_at DESC, id DESC LIMIT ${clampTake(f.take)}`.pipe(Effect.orDie)
-      return rows.map(toTransaction)
+        ...(f.accountRef ? [sql`account_ref = ${f.accountRef}`] : []),
+        ...(after !== undefined ? [sql`(reconciled_at, id) < (SELECT reconciled_at, id FROM transactions WHERE id = ${after})`] : [])
+      ])} ORDER BY reconciled_at DESC, id DESC LIMIT ${limit}`.pipe(Effect.orDie)
+      return pageOf(rows.map(toTransaction), limit - 1)
     })
 
     const findRow = (tenantId: string, mode: Mode, reference: string, lock = false) =>

@@ -4,6 +4,8 @@ import type { Mode } from "../src/domain/Mode.js"
 import { newId } from "../src/domain/Ids.js"
 import type { Role } from "../src/domain/Principal.js"
 import { Conflict, Unauthorized } from "../src/contract/Problems.js"
+import { pageOf } from "../src/contract/Schemas.js"
+import { cursorId, limitOf, type PageRequest } from "./Paging.js"
 import { hashSecret, verifySecret } from "./Passwords.js"
 import { Tenants } from "./Tenants.js"
 import { Tokens } from "./Tokens.js"
@@ -64,9 +66,14 @@ export class Users extends Effect.Service<Users>()("services/Users", {
       return rows[0]
     }, Effect.orDie)
 
-    const list = Effect.fn("Users.list")(function* (tenantId: string) {
-      return yield* sql<UserRow>`SELECT id, tenant_id, email, role, created_at FROM users WHERE tenant_id = ${tenantId} ORDER BY created_at DESC`
-    }, Effect.orDie)
+    const list = Effect.fn("Users.list")(function* (tenantId: string, page: PageRequest = {}) {
+      const after = yield* cursorId(page, "id", (id) => sql<{ id: string }>`SELECT id FROM users WHERE tenant_id = ${tenantId} AND id = ${id}`)
+      const limit = limitOf(page)
+      const rows = yield* sql<UserRow>`SELECT id, tenant_id, email, role, created_at FROM users WHERE tenant_id = ${tenantId}
+        ${after !== undefined ? sql`AND (created_at, id) < (SELECT created_at, id FROM users WHERE id = ${after})` : sql``}
+        ORDER BY created_at DESC, id DESC LIMIT ${limit}`.pipe(Effect.orDie)
+      return pageOf(rows, limit - 1)
+    })
 
     const invite = Effect.fn("Users.invite")(function* (tenantId: string, input: { email: string; password: string; role: "Admin" | "Member" }) {
       const passwordHash = yield* hashSecret(input.password)

@@ -6,7 +6,8 @@ import { newId } from "../src/domain/Ids.js"
 import { deficitKobo, overpaymentKobo, paymentStateOf } from "../src/domain/Reconciliation.js"
 import type { CreateVirtualAccount, VirtualAccount } from "../src/contract/VirtualAccount.js"
 import { BadGateway, Conflict, notFound } from "../src/contract/Problems.js"
-import { clampTake } from "../src/contract/Schemas.js"
+import { pageOf } from "../src/contract/Schemas.js"
+import { cursorId, limitOf, type PageRequest } from "./Paging.js"
 import { BankProvider } from "./provider/BankProvider.js"
 import { Tenants } from "./Tenants.js"
 
@@ -174,15 +175,19 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("services
     const list = Effect.fn("VirtualAccounts.list")(function* (
       tenantId: string,
       mode: Mode,
-      params: { subMerchantRef?: string | undefined; take?: number | undefined }
+      params: PageRequest & { subMerchantRef?: string | undefined }
     ) {
+      const after = yield* cursorId(params, "accountRef", (ref) => sql<{ id: string }>`
+        SELECT id FROM virtual_accounts WHERE tenant_id = ${tenantId} AND mode = ${mode} AND status = 'Active' AND account_ref = ${ref}`)
+      const limit = limitOf(params)
       const rows = yield* sql<VirtualAccountRow>`${selectRows(sql.and([
         sql`va.tenant_id = ${tenantId}`,
         sql`va.mode = ${mode}`,
         sql`va.status = 'Active'`,
-        ...(params.subMerchantRef !== undefined ? [sql`va.sub_merchant_ref = ${params.subMerchantRef}`] : [])
-      ]))} ORDER BY va.created_at DESC, va.id DESC LIMIT ${clampTake(params.take)}`.pipe(Effect.orDie)
-      return rows.map(toVirtualAccount)
+        ...(params.subMerchantRef !== undefined ? [sql`va.sub_merchant_ref = ${params.subMerchantRef}`] : []),
+        ...(after !== undefined ? [sql`(va.created_at, va.id) < (SELECT created_at, id FROM virtual_accounts WHERE id = ${after})`] : [])
+      ]))} ORDER BY va.created_at DESC, va.id DESC LIMIT ${limit}`.pipe(Effect.orDie)
+      return pageOf(rows.map(toVirtualAccount), limit - 1)
     })
 
     const remove = Effect.fn("VirtualAccounts.remove")(function* (tenantId: string, mode: Mode, accountRef: string) {

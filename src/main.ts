@@ -1,5 +1,5 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer, Logger, Option } from "effect"
+import { Cause, Effect, Layer, Logger, Option } from "effect"
 import { isMainThread, parentPort } from "node:worker_threads"
 import { AppConfigTag } from "./Config.js"
 import { DatabaseMigrated, makeDatabaseLive } from "./db/Database.js"
@@ -47,20 +47,41 @@ const Roles = Layer.unwrapEffect(
   })
 )
 
-const Main = Roles.pipe(
-  Layer.provide(ServicesLive),
-  // The main thread migrated before it started the reconciler's thread, which only connects.
-  Layer.provide(isReconcilerThread ? makeDatabaseLive("service") : DatabaseMigrated("service")),
-  Layer.merge(Announce),
+const Main = Announce.pipe(
+  // Announced once the roles are built: the HTTP server's layer is only built when it listens, so "listening" is true.
+  Layer.provideMerge(Roles.pipe(
+    Layer.provide(ServicesLive),
+    // The main thread migrated before it started the reconciler's thread, which only connects.
+    Layer.provide(isReconcilerThread ? makeDatabaseLive("service") : DatabaseMigrated("service"))
+  )),
   Layer.provide(LoggingLive),
   Layer.provideMerge(AppConfigLive)
 )
+
+/** The listen error when the port is taken (the server's ServeError wraps Node's EADDRINUSE). */
+const portInUse = (cause: Cause.Cause<unknown>) => {
+  for (const e of Cause.failures(cause)) {
+    const inner = (e as { readonly _tag?: string; readonly cause?: { code?: string; port?: number; address?: string } })
+    if (inner._tag === "ServeError" && inner.cause?.code === "EADDRINUSE") return inner.cause
+  }
+  return undefined
+}
+
+/** One clear line for a taken port (exit code 1); any other failure keeps runMain's full report. */
+const reportStartFailure = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.catchAllCause(self, (cause) => {
+    const taken = portInUse(cause)
+    if (!taken) return Effect.failCause(cause)
+    return Effect.logError(
+      `PORT ${taken.port ?? process.env.PORT ?? 8080} is already in use on ${taken.address ?? "HOST"}: stop the other process or set PORT to a free port.`
+    ).pipe(Effect.zipRight(Effect.sync(() => process.exit(1))))
+  })
 
 /** Runs until stopped; a worker thread that goes away stops the service (with a failure) rather than leave it half there. */
 const program = Effect.scoped(
   Effect.flatMap(Layer.build(Main), (context) => Effect.flatMap(WorkerThreadWatch, (watch) => watch.failed).pipe(Effect.provide(context)))
 )
 
-if (isMainThread || parentPort === null) program.pipe(NodeRuntime.runMain)
+if (isMainThread || parentPort === null) program.pipe(reportStartFailure, NodeRuntime.runMain)
 // The same pretty log lines runMain gives the main thread, marked as the worker thread's.
 else runAsWorkerThread(program.pipe(Effect.annotateLogs("thread", "worker"), Effect.provide(Logger.pretty)), parentPort)

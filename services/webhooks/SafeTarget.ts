@@ -1,4 +1,4 @@
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Option } from "effect"
 import { promises as dns } from "node:dns"
 import http from "node:http"
 import https from "node:https"
@@ -90,6 +90,20 @@ export const checkTarget = (raw: string, opts: CheckOptions): Effect.Effect<Chec
     const addresses = parsed.isIpLiteral ? [parsed.host] : yield* opts.resolve(parsed.host)
     const picked = yield* pickCheckedAddress(parsed.host, addresses, policy)
     return { ...parsed, ...picked }
+  })
+
+/**
+ * The check at registration: as checkTarget, except that a host name that does not resolve (yet) is accepted: a
+ * tenant may register before its DNS is live, and every delivery checks the resolved addresses again. Resolved
+ * addresses are vetted now as at delivery.
+ */
+export const checkRegistration = (raw: string, opts: CheckOptions): Effect.Effect<URL, TargetRejected> =>
+  Effect.gen(function*() {
+    const policy = { allowInsecure: opts.allowInsecure }
+    const parsed = yield* parseTargetUrl(raw, policy)
+    const resolved = parsed.isIpLiteral ? Option.some([parsed.host]) : yield* Effect.option(opts.resolve(parsed.host))
+    if (Option.isSome(resolved)) yield* pickCheckedAddress(parsed.host, resolved.value, policy)
+    return parsed.url
   })
 
 /** Check the URL afresh and deliver to the address just checked. */

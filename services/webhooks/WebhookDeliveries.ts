@@ -3,7 +3,8 @@ import { Clock, Effect } from "effect"
 import type { Mode } from "../../src/domain/Mode.js"
 import type { DeliveryStatus, WebhookDelivery } from "../../src/contract/Webhook.js"
 import { Conflict, notFound } from "../../src/contract/Problems.js"
-import { clampTake } from "../../src/contract/Schemas.js"
+import { clampTake, pageOf } from "../../src/contract/Schemas.js"
+import { cursorId, limitOf, type PageRequest } from "../Paging.js"
 
 export interface DeliveryRow {
   readonly id: string
@@ -65,9 +66,9 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("serv
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
 
-    const select = (where: ReadonlyArray<ReturnType<typeof sql.and>>, take: number | undefined) =>
+    const select = (where: ReadonlyArray<ReturnType<typeof sql.and>>, take: number | undefined, clamp = true) =>
       sql<DeliveryRow>`SELECT ${columns} FROM webhook_deliveries d WHERE ${sql.and(where)}
-        ORDER BY d.created_at DESC, d.seq DESC LIMIT ${clampTake(take)}`.pipe(
+        ORDER BY d.created_at DESC, d.seq DESC LIMIT ${clamp ? clampTake(take) : take!}`.pipe(
         Effect.map((rows) => rows.map(toDelivery)),
         Effect.orDie
       )
@@ -75,11 +76,15 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("serv
     /** Newest first; `take` defaults to 50 and is clamped to 500. */
     const list = Effect.fn("WebhookDeliveries.list")(function* (
       scope: DeliveryScope,
-      opts: { readonly status?: DeliveryStatus | undefined; readonly take?: number | undefined }
+      opts: PageRequest & { readonly status?: DeliveryStatus | undefined }
     ) {
+      const after = yield* cursorId(opts, "id", (id) => sql<{ id: string }>`
+        SELECT id FROM webhook_deliveries WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND id = ${id}`)
       const where = [sql`d.tenant_id = ${scope.tenantId}`, sql`d.mode = ${scope.mode}`]
       if (opts.status !== undefined) where.push(sql`d.status = ${opts.status}`)
-      return yield* select(where, opts.take)
+      if (after !== undefined) where.push(sql`(d.created_at, d.seq) < (SELECT created_at, seq FROM webhook_deliveries WHERE id = ${after})`)
+      const limit = limitOf(opts)
+      return pageOf(yield* select(where, limit, false), limit - 1)
     })
 
     /** Operator view: dead letters of every tenant (or one tenant / mode), newest first. */

@@ -5,10 +5,15 @@ import type { Mode } from "../../src/domain/Mode.js"
 import { newId } from "../../src/domain/Ids.js"
 import type { WebhookEndpoint } from "../../src/contract/Webhook.js"
 import { BadRequest, notFound } from "../../src/contract/Problems.js"
+import { pageOf } from "../../src/contract/Schemas.js"
+import { cursorId, limitOf, type PageRequest } from "../Paging.js"
 import { SecretBox } from "../Keys.js"
-import { checkTarget } from "./SafeTarget.js"
+import { checkRegistration } from "./SafeTarget.js"
 import { newSigningSecret } from "./Signature.js"
 import { TargetResolver } from "./TargetResolver.js"
+
+const INSECURE_HINT = " Only public https URLs are accepted; for local development the service can be started with " +
+  "WEBHOOK_ALLOW_INSECURE_TARGETS=1, which also allows http and private or loopback hosts."
 
 interface EndpointRow {
   readonly id: string
@@ -27,25 +32,39 @@ export class WebhookEndpoints extends Effect.Service<WebhookEndpoints>()("servic
     const config = yield* AppConfigTag
     const resolve = yield* TargetResolver
 
+    const insecureWouldAllow = (rawUrl: string) => checkRegistration(rawUrl, { allowInsecure: true, resolve })
+
     /** Only public https targets (every resolved address checked), unless insecure targets are allowed. */
     const create = Effect.fn("WebhookEndpoints.create")(function* (tenantId: string, mode: Mode, rawUrl: string) {
-      const target = yield* checkTarget(rawUrl, { allowInsecure: config.webhookAllowInsecureTargets, resolve }).pipe(
-        Effect.mapError((e) => new BadRequest({ code: "invalid_webhook_url", message: `The webhook URL is not allowed: ${e.reason}.` }))
+      const url = yield* checkRegistration(rawUrl, { allowInsecure: config.webhookAllowInsecureTargets, resolve }).pipe(
+        Effect.catchAll((e) =>
+          // A refusal the development switch would lift (http, a local or private host) names the switch.
+          Effect.flatMap(Effect.either(insecureWouldAllow(rawUrl)), (lifted) =>
+            Effect.fail(new BadRequest({
+              code: "invalid_webhook_url",
+              message: `The webhook URL is not allowed: ${e.reason}.${lifted._tag === "Right" && !config.webhookAllowInsecureTargets ? INSECURE_HINT : ""}`
+            }))
+          )
+        )
       )
       const secret = newSigningSecret()
       const rows = yield* sql<EndpointRow>`
-        INSERT INTO webhook_endpoints ${sql.insert({ id: newId("whe"), tenantId, mode, url: target.url.href, secretSealed: box.seal(secret) })}
+        INSERT INTO webhook_endpoints ${sql.insert({ id: newId("whe"), tenantId, mode, url: url.href, secretSealed: box.seal(secret) })}
         RETURNING id, url, active, created_at`.pipe(Effect.orDie)
       return { ...toEndpoint(rows[0]!), secret }
     })
 
     /** Active endpoints, newest first; never their secrets. */
-    const list = Effect.fn("WebhookEndpoints.list")(function* (tenantId: string, mode: Mode) {
+    const list = Effect.fn("WebhookEndpoints.list")(function* (tenantId: string, mode: Mode, page: PageRequest = {}) {
+      const after = yield* cursorId(page, "id", (id) => sql<{ id: string }>`
+        SELECT id FROM webhook_endpoints WHERE tenant_id = ${tenantId} AND mode = ${mode} AND active AND id = ${id}`)
+      const limit = limitOf(page)
       const rows = yield* sql<EndpointRow>`
         SELECT id, url, active, created_at FROM webhook_endpoints
         WHERE tenant_id = ${tenantId} AND mode = ${mode} AND active
-        ORDER BY created_at DESC, id DESC`.pipe(Effect.orDie)
-      return rows.map(toEndpoint)
+          ${after !== undefined ? sql`AND (created_at, id) < (SELECT created_at, id FROM webhook_endpoints WHERE id = ${after})` : sql``}
+        ORDER BY created_at DESC, id DESC LIMIT ${limit}`.pipe(Effect.orDie)
+      return pageOf(rows.map(toEndpoint), limit - 1)
     })
 
     /**

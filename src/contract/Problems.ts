@@ -16,6 +16,7 @@ export const PROBLEM_CODES = {
   invalid_webhook_url: 400,
   account_ref_required: 400,
   account_ref_not_applicable: 400,
+  unknown_starting_after: 400,
   // 401
   unauthorized: 401,
   missing_token: 401,
@@ -117,6 +118,13 @@ export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()
 
 /** The things a 404 can name; each has its `<thing>_not_found` code above. */
 export type Findable = "tenant" | "api key" | "virtual account" | "transaction" | "webhook endpoint" | "webhook delivery"
+
+/** `startingAfter` names no item of the list (in this tenant and mode). */
+export const unknownStartingAfter = (key: string, value: string) =>
+  new BadRequest({
+    code: "unknown_starting_after",
+    message: `startingAfter ${JSON.stringify(value)} is not the ${key} of any item of this list (in this tenant and mode); pass the ${key} of the last item of the previous page.`
+  })
 
 export const notFound = (what: Findable, id: string) =>
   new NotFound({

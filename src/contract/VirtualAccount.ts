@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { PositiveKobo } from "../domain/Money.js"
-import { DateTimeString, ModeSchema, NonEmpty, Reference } from "./Schemas.js"
+import { Body, DateTimeString, ModeSchema, NonEmpty, Reference } from "./Schemas.js"
 
 export const PaymentState = Schema.Literal("Open", "AwaitingPayment", "PartiallyPaid", "FullyPaid", "Overpaid")
 
@@ -25,7 +25,7 @@ export const VirtualAccount = Schema.Struct({
 }).annotations({ identifier: "VirtualAccount" })
 export type VirtualAccount = typeof VirtualAccount.Type
 
-export const CreateVirtualAccount = Schema.Struct({
+export const CreateVirtualAccount = Body({
   accountRef: Reference("accountRef", 64),
   name: NonEmpty("name", 120),
   email: Schema.optional(
@@ -35,5 +35,5 @@ export const CreateVirtualAccount = Schema.Struct({
   expectedAmountKobo: Schema.optional(PositiveKobo),
   expiryDateUtc: Schema.optional(DateTimeString),
   subMerchantRef: Schema.optional(Reference("subMerchantRef", 64))
-}).annotations({ identifier: "CreateVirtualAccount" })
+}).annotations({ identifier: "CreateVirtualAccount", parseOptions: { onExcessProperty: "error" } })
 export type CreateVirtualAccount = typeof CreateVirtualAccount.Type

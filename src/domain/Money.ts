@@ -7,7 +7,8 @@ const KOBO_HINT = "integer kobo (1 naira = 100 kobo)"
  * Each refinement carries its own message so a 400 says exactly what was wrong.
  */
 export const Kobo = Schema.Number.annotations({
-  message: () => `must be a JSON number in ${KOBO_HINT}, not a string`
+  message: (issue) =>
+    `must be a JSON number in ${KOBO_HINT}, not ${issue._tag === "Type" && typeof issue.actual === "string" ? "a string" : JSON.stringify(issue._tag === "Type" ? issue.actual : null) ?? "that"}`
 }).pipe(
   Schema.filter((n) => Number.isFinite(n), { message: () => `must be a finite number in ${KOBO_HINT}` }),
   Schema.filter((n) => Number.isInteger(n), {
@@ -16,14 +17,22 @@ export const Kobo = Schema.Number.annotations({
   Schema.filter((n) => n >= 0, { message: () => `must be ${KOBO_HINT} and not negative` }),
   Schema.filter((n) => n <= Number.MAX_SAFE_INTEGER, { message: () => `must be ${KOBO_HINT} within the safe integer range` }),
   Schema.brand("Kobo"),
-  Schema.annotations({ identifier: "Kobo", description: `Money as ${KOBO_HINT}.` })
+  Schema.annotations({
+    identifier: "Kobo",
+    description: `Money as ${KOBO_HINT}.`,
+    jsonSchema: { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: `Money as ${KOBO_HINT}.` }
+  })
 )
 export type Kobo = typeof Kobo.Type
 
 /** A strictly positive amount of kobo, for money that moves. */
 export const PositiveKobo = Kobo.pipe(
   Schema.filter((n) => n > 0, { message: () => `must be ${KOBO_HINT} greater than zero` }),
-  Schema.annotations({ identifier: "PositiveKobo" })
+  Schema.annotations({
+    identifier: "PositiveKobo",
+    description: `Money that moves, as ${KOBO_HINT}: at least 1.`,
+    jsonSchema: { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: `Money that moves, as ${KOBO_HINT}: at least 1.` }
+  })
 )
 
 /** Postgres int8 arrives as text; parse it into a safe integer of kobo. */

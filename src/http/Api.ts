@@ -16,7 +16,8 @@ import { TransactionsApi } from "./groups/TransactionsApi.js"
 import { TransfersApi } from "./groups/TransfersApi.js"
 import { VirtualAccountsApi } from "./groups/VirtualAccountsApi.js"
 import { WebhookEndpointsApi } from "./groups/WebhookEndpointsApi.js"
-import { BadGateway, BadRequest, Conflict, Forbidden, NotFound, NotImplemented, ServiceUnavailable, Unauthorized, Unprocessable } from "../contract/Problems.js"
+import { BadRequest, ServiceUnavailable } from "../contract/Problems.js"
+import { documentOperations } from "./OpenApiDoc.js"
 import { patchProblemJson } from "./Problem.js"
 
 /** The whole interface: one group per resource. */
@@ -41,17 +42,12 @@ export class Api extends HttpApi.make("collections")
   .add(SettlementsApi)
   .add(CopilotApi)
   .add(HealthApi)
+  // Any operation can answer these: 400 for invalid text in its path or query (checked before routing), 503 while the
+  // service stops or its database is away. Every other error is declared by the group or endpoint that answers it.
   .addError(BadRequest)
-  .addError(Unauthorized)
-  .addError(Forbidden)
-  .addError(NotFound)
-  .addError(Conflict)
-  .addError(Unprocessable)
-  .addError(NotImplemented)
-  .addError(BadGateway)
   .addError(ServiceUnavailable)
   .annotate(OpenApi.Title, "Collections and Reconciliation API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Description, "Dedicated virtual accounts (NUBAN) per customer, reconciled bank-transfer deposits, a double-entry ledger and signed webhooks. All money is integer kobo (1 naira = 100 kobo).")
-  .annotate(OpenApi.Transform, patchProblemJson)
+  .annotate(OpenApi.Transform, (spec) => documentOperations(patchProblemJson(spec)))
 {}

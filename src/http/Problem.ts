@@ -2,6 +2,7 @@ import { HttpApp, HttpIncomingMessage, HttpMiddleware, HttpServerRequest, HttpSe
 import { Effect, Option, Schema } from "effect"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { PROBLEM_JSON, STATUS_TITLES as TITLES } from "../contract/Problems.js"
+import { invalidTextInJson, invalidTextInUrl, isJsonMediaType, UNSUPPORTED_MEDIA_TYPE } from "./InputGuard.js"
 
 export { PROBLEM_JSON }
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -28,16 +29,55 @@ const DEFAULT_CODES: Record<number, [string, string]> = {
   500: ["internal_error", "Something went wrong on our side; it has been logged. Retrying with the same reference is safe."]
 }
 
-interface Issue { readonly path?: ReadonlyArray<unknown>; readonly message?: string }
+interface Issue { readonly _tag?: string; readonly path?: ReadonlyArray<unknown>; readonly message?: string }
 const issuePath = (i: Issue) => (i.path ?? []).map(String).join(".") || "body"
+
+/** Payload schemas refuse excess properties (see `Body` in src/contract/Schemas.ts); those issues become one 400 naming them. */
+const unknownFields = (issues: ReadonlyArray<Issue>) => {
+  const names = issues.filter((i) => i._tag === "Unexpected").map(issuePath)
+  if (names.length === 0) return undefined
+  const list = names.map((n) => JSON.stringify(n)).join(", ")
+  return {
+    code: "unknown_field",
+    message: `Unknown field${names.length > 1 ? "s" : ""} ${list}: this endpoint does not take ${names.length > 1 ? "them" : "it"}; check the spelling against the API reference at /docs.`,
+    errors: names.map((path) => ({ path, message: "is not a field of this request" }))
+  }
+}
+
+/** Words for the schema names a generated message can carry. */
+const NAMED: Readonly<Record<string, string>> = {
+  Int: "an integer", Number: "a number", NumberFromString: "a number", String: "a string", Boolean: "true or false",
+  Date: "an ISO-8601 date-time", DateFromString: "an ISO-8601 date-time", DateFromSelf: "an ISO-8601 date-time"
+}
+
+/**
+ * Schema messages name the schema when nothing better was said (`Expected CreateVirtualAccount, actual 5`); a client
+ * cannot act on an internal name, so such messages say what was expected in words.
+ */
+const plainMessage = (i: Issue) => {
+  const message = i.message ?? "is invalid"
+  const expected = /^Expected (.+?), actual (.*)$/s.exec(message)
+  if (!expected) return message
+  const what = expected[1]!
+  const actual = expected[2]!.length > 80 ? `${expected[2]!.slice(0, 77)}...` : expected[2]!
+  if (/^"[^"]*"( \| "[^"]*")*$/.test(what)) return `must be one of ${what.replace(/ \| /g, ", ")}, not ${actual}`
+  if (/^(string|number|boolean)$/.test(what)) return `must be a ${what}, not ${actual}`
+  if (/^an? [a-z]/.test(what)) return `must be ${what}, not ${actual}`
+  if (NAMED[what]) return `must be ${NAMED[what]}, not ${actual}`
+  // What is left is a named object schema (the request body's or a nested object's) or a type literal.
+  if (/^\{|^[A-Z][A-Za-z]*$/.test(what) && !actual.startsWith("{")) return `must be a JSON object, not ${actual}`
+  return `is not valid (${actual} was given)`
+}
 
 const fromBody = (status: number, body: Record<string, unknown> | undefined, req: HttpServerRequest.HttpServerRequest) => {
   const fallback = DEFAULT_CODES[status] ?? [`http_${status}`, TITLES[status] ?? "Error"]
   if (body?._tag === "HttpApiDecodeError" && Array.isArray(body.issues)) {
     // An optional field's union reports "Expected undefined" beside the real complaint; keep the first issue per path.
+    const unknown = unknownFields(body.issues as Array<Issue>)
+    if (unknown) return unknown
     const seen = new Set<string>()
     const errors = (body.issues as Array<Issue>)
-      .map((i) => ({ path: issuePath(i), message: i.message ?? "is invalid" }))
+      .map((i) => ({ path: issuePath(i), message: plainMessage(i) }))
       .filter((e) => !seen.has(e.path) && seen.add(e.path) !== undefined)
     const message = errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join("; ")
     return { code: "validation_failed", message: `Invalid request. ${message}`, errors }
@@ -92,14 +132,42 @@ export const INTERNAL_ERROR = { code: "internal_error", message: DEFAULT_CODES[5
  */
 const tooLarge = HttpServerResponse.unsafeJson(TOO_LARGE, { status: 413 })
 
-/** Global middleware: problem documents for every error, and a bounded request body. */
+/** The provider receiver reads its raw body whatever its content type, exactly as its fast path does. */
+const RECEIVER_ROUTE = /^\/(?:api\/v1\/)?webhooks\/[^/?#]+(?:\?.*)?$/
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"])
+
+/**
+ * The refusals every route shares, before routing and authentication: invalid text in the URL or a JSON body (400
+ * invalid_text) and a body that is not JSON (415). Undefined when the request may go on.
+ */
+const guard = (req: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function* () {
+    const inUrl = invalidTextInUrl(req.url)
+    if (inUrl) return HttpServerResponse.unsafeJson(inUrl, { status: 400 })
+    const hasBody = BODY_METHODS.has(req.method) &&
+      (Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined)
+    if (!hasBody) return undefined
+    const contentType = req.headers["content-type"]
+    if (!isJsonMediaType(contentType) && !RECEIVER_ROUTE.test(req.url)) {
+      return HttpServerResponse.unsafeJson(UNSUPPORTED_MEDIA_TYPE(contentType!), { status: 415 })
+    }
+    // The body is read once and cached by the request, so the endpoint's own decoding reads the same text.
+    const text = yield* Effect.orElseSucceed(req.text, () => "")
+    const inBody = invalidTextInJson(text)
+    return inBody ? HttpServerResponse.unsafeJson(inBody, { status: 400 }) : undefined
+  })
+
+/** Global middleware: problem documents for every error, a bounded request body, and the shared input refusals. */
 export const problemDetails = HttpMiddleware.make((app) =>
   Effect.zipRight(
     HttpApp.appendPreResponseHandler(rewriteToProblem),
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (req) =>
       Number(req.headers["content-length"] ?? 0) > MAX_BODY_BYTES
         ? Effect.orDie(rewriteToProblem(req, tooLarge)) // answered here, outside the app, so the pre-response handler would not see it
-        : HttpIncomingMessage.withMaxBodySize(app, Option.some(FileSystem.Size(MAX_BODY_BYTES)))
+        : HttpIncomingMessage.withMaxBodySize(
+          Effect.flatMap(guard(req), (refused) => refused ? Effect.orDie(rewriteToProblem(req, refused)) : app),
+          Option.some(FileSystem.Size(MAX_BODY_BYTES))
+        )
     )
   )
 )

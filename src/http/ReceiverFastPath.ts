@@ -3,6 +3,7 @@ import type * as http from "node:http"
 import { Receiver } from "../../services/deposits/Receiver.js"
 import { SIGNATURE_HEADER } from "../../services/deposits/SandboxEvent.js"
 import { isDatabaseUnavailable, writeDatabaseUnavailable } from "./DatabaseUnavailable.js"
+import { invalidTextInJson, invalidTextInUrl } from "./InputGuard.js"
 import { FastPaths } from "./NodeServer.js"
 import { PROBLEM_STATUS } from "../contract/Problems.js"
 import { INTERNAL_ERROR, MAX_BODY_BYTES, PROBLEM_JSON, problemDocument, TOO_LARGE } from "./Problem.js"
@@ -62,6 +63,9 @@ export const ReceiverFastPathLive = Layer.scopedDiscard(
     }
 
     const answer = (req: http.IncomingMessage, res: http.ServerResponse, provider: string, body: string) => {
+      // Before the signature check, as the HttpApi path does (one scan; a parse only when the body holds a \u escape).
+      const invalid = invalidTextInJson(body)
+      if (invalid) return sendProblem(res, req.url ?? "/", 400, invalid)
       const header = req.headers[SIGNATURE_HEADER]
       const signature = typeof header === "string" ? header : undefined
       // Mostly answered without a fiber; the full Effect path for what it leaves (a merchant seen for the first time).
@@ -80,6 +84,7 @@ export const ReceiverFastPathLive = Layer.scopedDiscard(
         return false
       }
       const url = req.url!
+      if (invalidTextInUrl(url)) return false // the app's middleware answers it (400 invalid_text)
       fastPathRequests.unsafeUpdate(1, [])
       if (Number(req.headers["content-length"] ?? 0) > MAX_BODY_BYTES) {
         sendProblem(res, url, 413, TOO_LARGE, true)

@@ -1,5 +1,6 @@
-import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServerError, HttpServerRequest } from "@effect/platform"
-import { Cause, Effect, Exit, Layer } from "effect"
+import { HttpApiBuilder, HttpApiSwagger, HttpApp, HttpMiddleware, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, Clock, Effect, Exit, Layer } from "effect"
+import * as crypto from "node:crypto"
 import { Api } from "./Api.js"
 import { AuthHandlers, DashboardHandlers, DashboardPublicHandlers } from "./handlers/AuthHandlers.js"
 import {
@@ -14,25 +15,65 @@ import { databaseUnavailable } from "./DatabaseUnavailable.js"
 import { problemDetails } from "./Problem.js"
 import { AuthenticationLive } from "./Security.js"
 
-/** Logs what an operator needs: every 5xx with its cause (501 is expected until its issue lands); client errors at debug. */
-const logOutcomes = HttpMiddleware.make((app) =>
+/** A caller's own `x-request-id` is kept when it is a plain token; anything else gets a fresh id. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
+
+/** Path segments that are secrets (the opaque checkout token) are logged as their parameter name. */
+const loggablePath = (url: string) => url.split("?")[0]!.replace(/\/checkout\/(?!sessions(?:\/|$))[^/]+/, "/checkout/{token}")
+
+/**
+ * One access log line per request at info (method, path without its query, status, duration, request id; never a
+ * header, token or query string), the request id echoed as `x-request-id`, and every 5xx logged with its cause (501
+ * is expected until its issue lands). The receiver's fast path answers before this app and is not logged: it is the
+ * hot path, and a log line per deposit webhook costs throughput.
+ */
+const accessLog = HttpMiddleware.make((app) =>
   Effect.gen(function* () {
     const req = yield* HttpServerRequest.HttpServerRequest
-    const route = `${req.method} ${req.url.split("?")[0]}`
+    const given = req.headers["x-request-id"]
+    const requestId = given !== undefined && REQUEST_ID.test(given) ? given : crypto.randomUUID()
+    const path = loggablePath(req.url)
+    const started = yield* Clock.currentTimeMillis
+    yield* HttpApp.appendPreResponseHandler((_, res) => Effect.succeed(HttpServerResponse.setHeader(res, "x-request-id", requestId)))
     const report = (status: number, cause?: Cause.Cause<unknown>) =>
-      status >= 500 && status !== 501
-        ? cause ? Effect.logError(`request answered ${status}: ${route}`, cause) : Effect.logError(`request answered ${status}: ${route}`)
-        : status >= 400 ? Effect.logDebug(`request answered ${status}: ${route}`) : Effect.void
+      Effect.gen(function* () {
+        const durationMs = (yield* Clock.currentTimeMillis) - started
+        // One line: the pretty logger would print each annotation on a line of its own.
+        const line = `${req.method} ${path} ${status} ${durationMs}ms request=${requestId}`
+        // 503 is an outage the service reports and rides out (Postgres or NATS away, a stop): a warning, not an error,
+        // or a readiness probe polling through an outage floods the log.
+        if (status === 503) yield* Effect.logWarning(line)
+        else if (status >= 500 && status !== 501) yield* cause ? Effect.logError(line, cause) : Effect.logError(line)
+        else yield* Effect.logInfo(line)
+      })
     return yield* app.pipe(
       Effect.onExit((exit) =>
         Exit.isSuccess(exit)
           ? report(exit.value.status)
           : Cause.isInterruptedOnly(exit.cause)
-            ? Effect.void
+            ? report(499)
             : Effect.flatMap(HttpServerError.causeResponse(exit.cause), ([res, cause]) => report(res.status, cause))
       )
     )
   })
+)
+
+/** `GET /` points to the API reference and the dashboard. */
+const RootRedirect = HttpApiBuilder.Router.use((router) =>
+  router.get(
+    "/",
+    Effect.succeed(
+      HttpServerResponse.unsafeJson(
+        {
+          message: "The API reference is at /docs (OpenAPI document at /swagger/v1/swagger.json); the dashboard is at /dashboard.",
+          docs: "/docs",
+          openapi: "/swagger/v1/swagger.json",
+          dashboard: "/dashboard"
+        },
+        { status: 302, headers: { location: "/docs", link: '</docs>; rel="help", </dashboard>; rel="alternate"' } }
+      )
+    )
+  )
 )
 
 const HandlersLive = Layer.mergeAll(
@@ -45,8 +86,9 @@ const HandlersLive = Layer.mergeAll(
 export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide(AuthenticationLive))
 
 /** The HTTP app: the API, its OpenAPI document and a reference UI. Needs an HttpServer and the services. */
-export const HttpLive = HttpApiBuilder.serve((app) => logOutcomes(problemDetails(app))).pipe(
+export const HttpLive = HttpApiBuilder.serve((app) => accessLog(problemDetails(app))).pipe(
   Layer.provide(HttpApiBuilder.middleware(databaseUnavailable)),
+  Layer.provide(RootRedirect),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/swagger/v1/swagger.json" })),
   Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
   Layer.provide(ApiLive)

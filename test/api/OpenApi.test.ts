@@ -171,6 +171,117 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000 })("the machine-readabl
       expect(create.responses["201"].content).toHaveProperty(["application/json"])
     }))
 
+  const operations = (doc: { paths: Record<string, Record<string, any>> }) =>
+    Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ method, path, op, id: `${method.toUpperCase()} ${path}` })))
+
+  it.effect("every operation has a summary and a description saying who may call it", () =>
+    Effect.gen(function* () {
+      const doc = yield* spec
+      for (const { op, id } of operations(doc)) {
+        expect(op.summary, id).toEqual(expect.any(String))
+        expect(op.summary.length, id).toBeGreaterThan(5)
+        expect(op.description, id).toMatch(/Access: /)
+        if ((op.security ?? []).length > 0) {
+          expect(op.description, id).toMatch(/API key|dashboard/)
+          // Every bearer operation a dashboard token may call says which mode that token acts in.
+          if (!/API plane only/.test(op.description)) expect(op.description, id).toContain("live mode unless it was minted with `mode: test`")
+        }
+        // An operation still answering 501 says so where a reader looks first.
+        expect(op.summary.startsWith("Not built yet (501)"), id).toBe(op.responses["501"] !== undefined)
+      }
+      expect(doc.paths["/api/v1/transactions/{reference}/review"]!.post.description).toMatch(/Owner or Admin/)
+      expect(doc.paths["/api/v1/sandbox/simulate/deposit"]!.post.description).toMatch(/test-mode API key/)
+      expect(doc.paths["/api/v1/rules"]!.get.summary).toMatch(/^Not built yet \(501\)/)
+    }))
+
+  it.effect("no schema-library artefacts: no title such as `Struct (Encoded side)`, `filter`, `brand`, `maxLength(64)`", () =>
+    Effect.gen(function* () {
+      const doc = yield* spec
+      const titles: Array<string> = []
+      const walk = (node: unknown, inInfo = false): void => {
+        if (Array.isArray(node)) return node.forEach((n) => walk(n))
+        if (node === null || typeof node !== "object") return
+        for (const [k, v] of Object.entries(node)) {
+          if (k === "title" && typeof v === "string" && !inInfo) titles.push(v)
+          walk(v, k === "info")
+        }
+      }
+      walk(doc)
+      expect(titles.filter((t) => /Encoded side|filter|brand|Struct|\(|^int$|unknown/i.test(t))).toEqual([])
+      const text = JSON.stringify(doc)
+      expect(text).not.toMatch(/Encoded side|HttpApiDecodeError|"a string that will be trimmed"/)
+    }))
+
+  it.effect("kobo is documented as an integer with its minimum (Kobo 0, PositiveKobo 1), in every request body", () =>
+    Effect.gen(function* () {
+      const doc = yield* spec
+      const schemas = doc.components.schemas as Record<string, any>
+      const resolve = (s: any): any => (s?.$ref ? resolve(schemas[s.$ref.split("/").pop()]) : s)
+      expect(schemas.Kobo).toMatchObject({ type: "integer", minimum: 0 })
+      expect(schemas.PositiveKobo).toMatchObject({ type: "integer", minimum: 1 })
+      const koboFields: Array<[string, any]> = []
+      const walk = (node: any, where: string): void => {
+        node = resolve(node)
+        if (node === null || typeof node !== "object") return
+        for (const [name, prop] of Object.entries(node.properties ?? {})) {
+          if (/Kobo$/.test(name)) koboFields.push([`${where}.${name}`, resolve(prop)])
+          walk(prop, `${where}.${name}`)
+        }
+        if (node.items) walk(node.items, `${where}[]`)
+      }
+      for (const { op, id } of operations(doc)) walk(op.requestBody?.content?.["application/json"]?.schema, id)
+      expect(koboFields.length).toBeGreaterThan(5)
+      for (const [where, s] of koboFields) {
+        expect(s.type, where).toBe("integer")
+        expect(s.minimum, where).toBeGreaterThanOrEqual(0)
+      }
+      expect(resolve(doc.paths["/api/v1/virtual-accounts"]!.post.requestBody.content["application/json"].schema).properties.expectedAmountKobo)
+        .toEqual({ $ref: "#/components/schemas/PositiveKobo" })
+    }))
+
+  it.effect("each operation documents only the errors it can answer", () =>
+    Effect.gen(function* () {
+      const doc = yield* spec
+      const isPublic = (m: string, p: string) => PUBLIC.some(([pm, pp]) => pm === m && pp === p)
+      // Operations without a bearer token that still check credentials (and so answer 401).
+      const CREDENTIALS = ["POST /api/v1/auth/token", "POST /api/v1/dashboard/login", "POST /webhooks/{provider}", "POST /api/v1/webhooks/{provider}"]
+      const sets = new Set<string>()
+      for (const { method, path, op, id } of operations(doc)) {
+        const errors = Object.keys(op.responses).filter((s) => Number(s) >= 400)
+        sets.add(errors.join(","))
+        for (const status of errors) expect(op.responses[status].content, `${id} ${status}`).toHaveProperty(["application/problem+json"])
+        const bearer = (op.security ?? []).length > 0
+        expect(errors.includes("401"), id).toBe(bearer || CREDENTIALS.includes(id))
+        // Public operations answer no 401/403, except that exchanging credentials can refuse them: a wrong secret
+        // (401) and a live key of a tenant not yet approved (403, the token exchange only).
+        if (!bearer && !CREDENTIALS.includes(id)) expect(errors, id).not.toContain("401")
+        if (!bearer && id !== "POST /api/v1/auth/token") expect(errors, id).not.toContain("403")
+        if (isPublic(method, path)) expect(bearer, id).toBe(false)
+        // Only what reads a body can be refused for its size or media type.
+        expect(errors.includes("413"), id).toBe(op.requestBody !== undefined)
+        // 501 only on what is not built yet; 502 only where the bank provider is called.
+        if (errors.includes("502")) expect(id).toBe("POST /api/v1/virtual-accounts")
+      }
+      // Not one API-wide list on every operation.
+      expect(sets.size).toBeGreaterThan(8)
+      const get = doc.paths["/api/v1/virtual-accounts/{accountRef}"]!.get
+      expect(Object.keys(get.responses).sort()).toEqual(["200", "400", "401", "404", "503"])
+      const signup = doc.paths["/api/v1/dashboard/signup"]!.post
+      expect(Object.keys(signup.responses).sort()).toEqual(["201", "400", "409", "413", "415", "503"])
+    }))
+
+  it.effect("the provider receiver documents its JSON body, the X-Sandbox-Signature header and the canonical string", () =>
+    Effect.gen(function* () {
+      const doc = yield* spec
+      for (const path of ["/webhooks/{provider}", "/api/v1/webhooks/{provider}"]) {
+        const op = doc.paths[path]!.post
+        const body = (doc.components.schemas as any)[op.requestBody.content["application/json"].schema.$ref.split("/").pop()]
+        expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(["event", "merchantId", "sessionId", "accountNumber", "amountKobo", "paidAt", "reversedSessionId"]))
+        expect(op.parameters).toContainEqual(expect.objectContaining({ in: "header", name: expect.stringMatching(/^x-sandbox-signature$/i) }))
+        expect(op.description).toContain("event|merchantId|sessionId|accountNumber|amountKobo|paidAt")
+      }
+    }))
+
   it.effect("GET /docs answers 200 HTML", () =>
     Effect.gen(function* () {
       const r = yield* call("GET", "/docs")

@@ -78,8 +78,7 @@ const SSRF_TABLE: ReadonlyArray<string> = [
   "https://mapped.attacker.example/hook",
   "https://cgnat.attacker.example/hook",
   "https://ula.attacker.example/hook",
-  "https://linklocal6.attacker.example/hook",
-  "https://nxdomain.attacker.example/hook"
+  "https://linklocal6.attacker.example/hook"
 ]
 
 layer(makeWebhooksTestApp({ config: { webhookAllowInsecureTargets: false }, resolver: dns.resolve }), { timeout: 120_000, excludeTestServices: true })(
@@ -98,13 +97,22 @@ layer(makeWebhooksTestApp({ config: { webhookAllowInsecureTargets: false }, reso
         }
         const named = yield* call("POST", "/api/v1/webhook-endpoints", { token, json: { url: "https://mixed.attacker.example/hook" } })
         expect(named.body.message).toBe(
-          "The webhook URL is not allowed: host mixed.attacker.example resolves to 192.168.1.10, a private-network address."
+          "The webhook URL is not allowed: host mixed.attacker.example resolves to 192.168.1.10, a private-network address. " +
+            "Only public https URLs are accepted; for local development the service can be started with " +
+            "WEBHOOK_ALLOW_INSECURE_TARGETS=1, which also allows http and private or loopback hosts."
         )
+        // Refusals the switch would not lift do not mention it.
+        const ftp = yield* call("POST", "/api/v1/webhook-endpoints", { token, json: { url: "ftp://hooks.tenant.example/hook" } })
+        expect(ftp.body.message).not.toContain("WEBHOOK_ALLOW_INSECURE_TARGETS")
+        const local = yield* call("POST", "/api/v1/webhook-endpoints", { token, json: { url: "http://localhost:3000/hook" } })
+        expect(local.body.message).toContain("WEBHOOK_ALLOW_INSECURE_TARGETS")
         expect((yield* call("GET", "/api/v1/webhook-endpoints", { token })).body.data).toEqual([])
 
         const ok = yield* call("POST", "/api/v1/webhook-endpoints", { token, json: { url: "https://hooks.tenant.example/webhook?src=collections" } })
         expectStatus(ok, 201)
         expect(ok.body.url).toBe("https://hooks.tenant.example/webhook?src=collections")
+        // A public host whose DNS is not live yet can be registered; each delivery checks its addresses again.
+        expectStatus(yield* call("POST", "/api/v1/webhook-endpoints", { token, json: { url: "https://nxdomain.attacker.example/hook" } }), 201)
       }))
 
     it.scoped("a loopback canary receives zero connections, at registration and at delivery (DNS rebinding)", () =>

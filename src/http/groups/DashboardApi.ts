@@ -1,7 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { Conflict, Forbidden, NotFound, Unauthorized } from "../../contract/Problems.js"
 import { Authentication } from "../Security.js"
-import { ModeSchema, NonEmpty, listOf } from "../../contract/Schemas.js"
+import { Body, CaseInsensitiveLiteral, ModeParam, ModeSchema, NonEmpty, TakeParams, listOf } from "../../contract/Schemas.js"
 import { TokenResponse } from "./AuthApi.js"
 
 const Email = Schema.Trim.pipe(
@@ -28,7 +29,7 @@ export const MeResponse = Schema.Struct({
   user: UserView,
   mode: ModeSchema
 })
-export const OnboardingRequest = Schema.Struct({
+export const OnboardingRequest = Body({
   legalName: Schema.optional(NonEmpty("legalName")),
   rcNumber: Schema.optional(NonEmpty("rcNumber", 40)),
   address: Schema.optional(NonEmpty("address", 500)),
@@ -57,36 +58,43 @@ const keyId = HttpApiSchema.param("id", Schema.String)
 export class DashboardPublicApi extends HttpApiGroup.make("dashboardPublic")
   .add(
     HttpApiEndpoint.post("signup", "/api/v1/dashboard/signup")
-      .setPayload(Schema.Struct({ businessName: NonEmpty("businessName"), email: Email, password: Password }))
+      .setPayload(Body({ businessName: NonEmpty("businessName"), email: Email, password: Password }))
       .addSuccess(SignupResponse, { status: 201 })
+      .addError(Conflict)
   )
   .add(
     HttpApiEndpoint.post("login", "/api/v1/dashboard/login")
-      .setPayload(Schema.Struct({ email: Email, password: Schema.String, mode: Schema.optional(ModeSchema) }))
+      .setPayload(Body({ email: Email, password: Schema.String, mode: Schema.optional(ModeParam) }))
       .addSuccess(TokenResponse)
+      .addError(Unauthorized)
   )
 {}
 
 export class DashboardApi extends HttpApiGroup.make("dashboard")
-  .add(HttpApiEndpoint.get("me", "/api/v1/dashboard/me").addSuccess(MeResponse))
+  .add(HttpApiEndpoint.get("me", "/api/v1/dashboard/me").addSuccess(MeResponse).addError(NotFound))
   .add(
     HttpApiEndpoint.post("onboarding", "/api/v1/dashboard/onboarding")
       .setPayload(OnboardingRequest)
       .addSuccess(Schema.Struct({ onboardingStatus: OnboardingStatus }))
+      .addError(NotFound)
   )
-  .add(HttpApiEndpoint.get("listUsers", "/api/v1/dashboard/users").addSuccess(listOf(UserView)))
+  .add(HttpApiEndpoint.get("listUsers", "/api/v1/dashboard/users").setUrlParams(TakeParams).addSuccess(listOf(UserView)))
   .add(
     HttpApiEndpoint.post("inviteUser", "/api/v1/dashboard/users")
-      .setPayload(Schema.Struct({ email: Email, password: Password, role: Schema.Literal("Admin", "Member") }))
+      .setPayload(Body({ email: Email, password: Password, role: CaseInsensitiveLiteral("role", ["Admin", "Member"]) }))
       .addSuccess(UserView, { status: 201 })
+      .addError(Conflict)
   )
-  .add(HttpApiEndpoint.get("listApiKeys", "/api/v1/dashboard/api-keys").addSuccess(listOf(ApiKeyView)))
+  .add(HttpApiEndpoint.get("listApiKeys", "/api/v1/dashboard/api-keys").setUrlParams(TakeParams).addSuccess(listOf(ApiKeyView)))
   .add(
     HttpApiEndpoint.post("createApiKey", "/api/v1/dashboard/api-keys")
-      .setPayload(Schema.Struct({ mode: ModeSchema }))
+      .setPayload(Body({ mode: ModeParam }))
       .addSuccess(ApiKeyCreated, { status: 201 })
+      .addError(NotFound)
   )
-  .add(HttpApiEndpoint.del("revokeApiKey")`/api/v1/dashboard/api-keys/${keyId}`.addSuccess(HttpApiSchema.NoContent))
-  .add(HttpApiEndpoint.get("provider", "/api/v1/dashboard/provider").addSuccess(ProviderView))
+  .add(HttpApiEndpoint.del("revokeApiKey")`/api/v1/dashboard/api-keys/${keyId}`.addSuccess(HttpApiSchema.NoContent).addError(NotFound))
+  .add(HttpApiEndpoint.get("provider", "/api/v1/dashboard/provider").addSuccess(ProviderView).addError(NotFound))
+  // Every dashboard operation checks the plane (and most the role): 403 otherwise.
+  .addError(Forbidden)
   .middleware(Authentication)
 {}

@@ -2,10 +2,11 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Kobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
-import { OpenList, OpenObject, TakeParams } from "../../contract/Schemas.js"
+import { NotImplemented } from "../../contract/Problems.js"
+import { Body, OpenList, OpenObject, TakeParams } from "../../contract/Schemas.js"
 
 const id = HttpApiSchema.param("id", Schema.String)
-export const FlowInput = Schema.Struct({
+export const FlowInput = Body({
   name: Schema.String,
   trigger: Schema.String,
   actions: Schema.Array(Schema.String),
@@ -23,8 +24,9 @@ export class FlowsApi extends HttpApiGroup.make("flows")
   .add(HttpApiEndpoint.del("delete")`/api/v1/flows/${id}`.addSuccess(HttpApiSchema.NoContent))
   .add(
     HttpApiEndpoint.post("setEnabled")`/api/v1/flows/${id}/enabled`
-      .setPayload(Schema.Struct({ enabled: Schema.Boolean }))
+      .setPayload(Body({ enabled: Schema.Boolean }))
       .addSuccess(OpenObject)
   )
+  .addError(NotImplemented)
   .middleware(Authentication)
 {}

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
+import { NotImplemented } from "../../contract/Problems.js"
 import { OpenObject, TakeParams } from "../../contract/Schemas.js"
 
 export class InsightsApi extends HttpApiGroup.make("insights")
@@ -14,5 +15,6 @@ export class InsightsApi extends HttpApiGroup.make("insights")
       .addSuccess(OpenObject)
   )
   .add(HttpApiEndpoint.get("customers", "/api/v1/insights/customers").setUrlParams(TakeParams).addSuccess(OpenObject))
+  .addError(NotImplemented)
   .middleware(Authentication)
 {}

@@ -1,12 +1,13 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
+import { Forbidden, NotFound } from "../../contract/Problems.js"
 import { PositiveKobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
-import { NonEmpty, Reference } from "../../contract/Schemas.js"
+import { Body, NonEmpty, Reference } from "../../contract/Schemas.js"
 
 export const ReceiverResult = Schema.Literal("processed", "duplicate", "ignored", "unmatched")
 
-export const SimulateDeposit = Schema.Struct({
+export const SimulateDeposit = Body({
   accountRef: Reference("accountRef", 64),
   amountKobo: PositiveKobo,
   senderName: Schema.optional(NonEmpty("senderName", 120)),
@@ -21,6 +22,8 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
     HttpApiEndpoint.post("simulateDeposit", "/api/v1/sandbox/simulate/deposit")
       .setPayload(SimulateDeposit)
       .addSuccess(Schema.Struct({ reference: Schema.String, result: ReceiverResult }))
+      .addError(Forbidden)
+      .addError(NotFound)
   )
   .middleware(Authentication)
 {}

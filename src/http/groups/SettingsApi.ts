@@ -2,7 +2,8 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { Kobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
-import { OpenObject } from "../../contract/Schemas.js"
+import { NotImplemented } from "../../contract/Problems.js"
+import { Body, OpenObject } from "../../contract/Schemas.js"
 
 export const SplitLegRequest = Schema.Struct({
   subMerchantRef: Schema.optional(Schema.String),
@@ -17,7 +18,7 @@ export class SettingsApi extends HttpApiGroup.make("settings")
   .add(HttpApiEndpoint.get("getSettlement", "/api/v1/settings/settlement").addSuccess(OpenObject))
   .add(
     HttpApiEndpoint.put("putSettlement", "/api/v1/settings/settlement")
-      .setPayload(Schema.Struct({
+      .setPayload(Body({
         settlementAccountNumber: Schema.optional(Schema.String),
         settlementBankCode: Schema.optional(Schema.String),
         settlementAccountName: Schema.optional(Schema.String),
@@ -27,6 +28,7 @@ export class SettingsApi extends HttpApiGroup.make("settings")
       .addSuccess(OpenObject)
   )
   .add(HttpApiEndpoint.get("getSplits", "/api/v1/settings/splits").addSuccess(OpenObject))
-  .add(HttpApiEndpoint.put("putSplits", "/api/v1/settings/splits").setPayload(Schema.Struct({ splits: Schema.Array(SplitLegRequest) })).addSuccess(OpenObject))
+  .add(HttpApiEndpoint.put("putSplits", "/api/v1/settings/splits").setPayload(Body({ splits: Schema.Array(SplitLegRequest) })).addSuccess(OpenObject))
+  .addError(NotImplemented)
   .middleware(Authentication)
 {}

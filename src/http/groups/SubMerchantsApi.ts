@@ -1,7 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
-import { AccountNumber, BankCode, NonEmpty, OpenList, OpenObject, Reference } from "../../contract/Schemas.js"
+import { NotImplemented } from "../../contract/Problems.js"
+import { AccountNumber, BankCode, Body, NonEmpty, OpenList, OpenObject, Reference } from "../../contract/Schemas.js"
 
 const id = HttpApiSchema.param("id", Schema.String)
 
@@ -9,12 +10,12 @@ export class SubMerchantsApi extends HttpApiGroup.make("subMerchants")
   .add(HttpApiEndpoint.get("list", "/api/v1/sub-merchants").addSuccess(OpenList))
   .add(
     HttpApiEndpoint.post("create", "/api/v1/sub-merchants")
-      .setPayload(Schema.Struct({ name: NonEmpty("name"), reference: Reference("reference", 64) }))
+      .setPayload(Body({ name: NonEmpty("name"), reference: Reference("reference", 64) }))
       .addSuccess(OpenObject, { status: 201 })
   )
   .add(
     HttpApiEndpoint.put("setPayout")`/api/v1/sub-merchants/${id}/payout`
-      .setPayload(Schema.Struct({
+      .setPayload(Body({
         bankName: NonEmpty("bankName"),
         bankCode: BankCode,
         accountNumber: AccountNumber,
@@ -23,5 +24,6 @@ export class SubMerchantsApi extends HttpApiGroup.make("subMerchants")
       .addSuccess(OpenObject)
   )
   .add(HttpApiEndpoint.get("balance")`/api/v1/sub-merchants/${id}/balance`.addSuccess(OpenObject))
+  .addError(NotImplemented)
   .middleware(Authentication)
 {}

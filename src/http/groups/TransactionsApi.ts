@@ -1,7 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { Conflict, Forbidden, NotFound, NotImplemented } from "../../contract/Problems.js"
 import { Authentication } from "../Security.js"
-import { DateTimeParam, OpenObject, Reference, Take, listOf } from "../../contract/Schemas.js"
+import { Body, CaseInsensitiveLiteral, DateTimeParam, OpenObject, PageParams, Reference, listOf } from "../../contract/Schemas.js"
 import { ReconciliationStatus, Transaction, TransactionStatus } from "../../contract/Transaction.js"
 
 export { ReconciliationStatus, RiskReason, Transaction, TransactionStatus } from "../../contract/Transaction.js"
@@ -23,28 +24,32 @@ export class TransactionsApi extends HttpApiGroup.make("transactions")
     HttpApiEndpoint.get("list", "/api/v1/transactions")
       .setUrlParams(Schema.Struct({
         ...Range,
-        status: Schema.optional(TransactionStatus),
-        reconciliation: Schema.optional(ReconciliationStatus),
+        status: Schema.optional(CaseInsensitiveLiteral("status", TransactionStatus.literals)),
+        reconciliation: Schema.optional(CaseInsensitiveLiteral("reconciliation", ReconciliationStatus.literals)),
         accountRef: Schema.optional(Schema.String),
-        take: Schema.optional(Take)
+        ...PageParams
       }))
       .addSuccess(listOf(Transaction))
   )
   .add(HttpApiEndpoint.get("summary", "/api/v1/transactions/summary").setUrlParams(Schema.Struct(Range)).addSuccess(TransactionSummary))
-  .add(HttpApiEndpoint.get("get")`/api/v1/transactions/${reference}`.addSuccess(Transaction))
+  .add(HttpApiEndpoint.get("get")`/api/v1/transactions/${reference}`.addSuccess(Transaction).addError(NotFound))
   .add(
     HttpApiEndpoint.post("refund")`/api/v1/transactions/${reference}/refund`
-      .setPayload(Schema.Struct({ accountNumber: Schema.optional(Schema.String), bankCode: Schema.optional(Schema.String), accountName: Schema.optional(Schema.String) }))
+      .setPayload(Body({ accountNumber: Schema.optional(Schema.String), bankCode: Schema.optional(Schema.String), accountName: Schema.optional(Schema.String) }))
       .addSuccess(OpenObject)
+      .addError(NotImplemented)
   )
   .add(
     HttpApiEndpoint.post("review")`/api/v1/transactions/${reference}/review`
-      .setPayload(Schema.Struct({
-        decision: Schema.Literal("approve", "reject"),
+      .setPayload(Body({
+        decision: CaseInsensitiveLiteral("decision", ["approve", "reject"]),
         note: Schema.optional(Schema.String.pipe(Schema.maxLength(1000))),
         accountRef: Schema.optional(Reference("accountRef", 64))
       }))
       .addSuccess(Transaction)
+      .addError(Forbidden)
+      .addError(NotFound)
+      .addError(Conflict)
   )
   .middleware(Authentication)
 {}

@@ -2,7 +2,8 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { PositiveKobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
-import { AccountNumber, BankCode, OpenList, OpenObject, Reference, TakeParams, listOf } from "../../contract/Schemas.js"
+import { NotImplemented } from "../../contract/Problems.js"
+import { AccountNumber, BankCode, Body, OpenList, OpenObject, Reference, TakeParams, listOf } from "../../contract/Schemas.js"
 
 export const Bank = Schema.Struct({ name: Schema.String, code: Schema.String })
 const merchantTxRef = HttpApiSchema.param("merchantTxRef", Schema.String)
@@ -12,12 +13,12 @@ export class TransfersApi extends HttpApiGroup.make("transfers")
   .add(HttpApiEndpoint.get("banks", "/api/v1/transfers/banks").addSuccess(listOf(Bank)))
   .add(
     HttpApiEndpoint.post("lookup", "/api/v1/transfers/bank/lookup")
-      .setPayload(Schema.Struct({ accountNumber: AccountNumber, bankCode: BankCode }))
+      .setPayload(Body({ accountNumber: AccountNumber, bankCode: BankCode }))
       .addSuccess(OpenObject)
   )
   .add(
     HttpApiEndpoint.post("create", "/api/v1/transfers/bank")
-      .setPayload(Schema.Struct({
+      .setPayload(Body({
         merchantTxRef: Reference("merchantTxRef", 64),
         amountKobo: PositiveKobo,
         accountNumber: AccountNumber,
@@ -27,5 +28,6 @@ export class TransfersApi extends HttpApiGroup.make("transfers")
       .addSuccess(OpenObject, { status: 201 })
   )
   .add(HttpApiEndpoint.get("get")`/api/v1/transfers/${merchantTxRef}`.addSuccess(OpenObject))
+  .addError(NotImplemented)
   .middleware(Authentication)
 {}

@@ -1,7 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { BadGateway, Conflict, Forbidden, NotFound } from "../../contract/Problems.js"
 import { Authentication } from "../Security.js"
-import { Take, listOf } from "../../contract/Schemas.js"
+import { PageParams, listOf } from "../../contract/Schemas.js"
 import { CreateVirtualAccount, VirtualAccount } from "../../contract/VirtualAccount.js"
 
 export { CreateVirtualAccount, PaymentState, VirtualAccount } from "../../contract/VirtualAccount.js"
@@ -11,15 +12,19 @@ const accountRef = HttpApiSchema.param("accountRef", Schema.String)
 export class VirtualAccountsApi extends HttpApiGroup.make("virtualAccounts")
   .add(
     HttpApiEndpoint.get("list", "/api/v1/virtual-accounts")
-      .setUrlParams(Schema.Struct({ subMerchantRef: Schema.optional(Schema.String), take: Schema.optional(Take) }))
+      .setUrlParams(Schema.Struct({ subMerchantRef: Schema.optional(Schema.String), ...PageParams }))
       .addSuccess(listOf(VirtualAccount))
   )
   .add(
     HttpApiEndpoint.post("create", "/api/v1/virtual-accounts")
       .setPayload(CreateVirtualAccount)
       .addSuccess(VirtualAccount, { status: 201 })
+      .addError(Forbidden)
+      .addError(NotFound)
+      .addError(Conflict)
+      .addError(BadGateway)
   )
-  .add(HttpApiEndpoint.get("get")`/api/v1/virtual-accounts/${accountRef}`.addSuccess(VirtualAccount))
-  .add(HttpApiEndpoint.del("delete")`/api/v1/virtual-accounts/${accountRef}`.addSuccess(HttpApiSchema.NoContent))
+  .add(HttpApiEndpoint.get("get")`/api/v1/virtual-accounts/${accountRef}`.addSuccess(VirtualAccount).addError(NotFound))
+  .add(HttpApiEndpoint.del("delete")`/api/v1/virtual-accounts/${accountRef}`.addSuccess(HttpApiSchema.NoContent).addError(NotFound).addError(Conflict))
   .middleware(Authentication)
 {}

@@ -10,7 +10,8 @@ import { iso } from "./Respond.js"
 export const AuthHandlers = HttpApiBuilder.group(Api, "auth", (h) =>
   Effect.gen(function* () {
     const keys = yield* ApiKeys
-    return h.handle("token", ({ payload }) => keys.exchange(payload.clientId, payload.clientSecret))
+    // The key's tenant always exists (a foreign key): a NotFound here would be a broken database, not a client error.
+    return h.handle("token", ({ payload }) => keys.exchange(payload.clientId, payload.clientSecret).pipe(Effect.catchTag("NotFound", Effect.die)))
   })
 )
 
@@ -51,11 +52,11 @@ export const DashboardHandlers = HttpApiBuilder.group(Api, "dashboard", (h) =>
           return { onboardingStatus: "Submitted" as const }
         })
       )
-      .handle("listUsers", () =>
+      .handle("listUsers", ({ urlParams }) =>
         Effect.gen(function* () {
           const p = yield* requireDashboard()
-          const rows = yield* users.list(p.tenantId)
-          return { data: rows.map((u) => ({ id: u.id, email: u.email, role: u.role })) }
+          const page = yield* users.list(p.tenantId, urlParams)
+          return { data: page.data.map((u) => ({ id: u.id, email: u.email, role: u.role })), hasMore: page.hasMore }
         })
       )
       .handle("inviteUser", ({ payload }) =>
@@ -65,11 +66,12 @@ export const DashboardHandlers = HttpApiBuilder.group(Api, "dashboard", (h) =>
           return { id: u.id, email: u.email, role: u.role }
         })
       )
-      .handle("listApiKeys", () =>
+      .handle("listApiKeys", ({ urlParams }) =>
         Effect.gen(function* () {
           const p = yield* requireOwnerOrAdmin
-          const rows = yield* keys.list(p.tenantId)
-          return { data: rows.map((k) => ({ id: k.id, mode: k.mode, clientId: k.clientId, createdAt: k.createdAt.toISOString(), revokedAt: iso(k.revokedAt) })) }
+          const page = yield* keys.list(p.tenantId, urlParams)
+          const data = page.data.map((k) => ({ id: k.id, mode: k.mode, clientId: k.clientId, createdAt: k.createdAt.toISOString(), revokedAt: iso(k.revokedAt) }))
+          return { data, hasMore: page.hasMore }
         })
       )
       .handle("createApiKey", ({ payload }) =>

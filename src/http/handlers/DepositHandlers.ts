@@ -10,6 +10,7 @@ import { actorOf } from "../../domain/Principal.js"
 import { Api } from "../Api.js"
 import { BadRequest, Forbidden } from "../../contract/Problems.js"
 import { CurrentPrincipal, requireOwnerOrAdmin } from "../Security.js"
+import { invalidTextInJson } from "../InputGuard.js"
 import { notYet } from "./Respond.js"
 
 export const ReceiverHandlers = HttpApiBuilder.group(Api, "receiver", (h) =>
@@ -20,6 +21,9 @@ export const ReceiverHandlers = HttpApiBuilder.group(Api, "receiver", (h) =>
         const body = yield* request.text.pipe(
           Effect.mapError(() => new BadRequest({ code: "malformed_request", message: "The webhook body could not be read (at most 1 MiB)." }))
         )
+        // Also refused by the global middleware; checked here too so this handler alone answers as the fast path does.
+        const invalid = invalidTextInJson(body)
+        if (invalid) return yield* new BadRequest(invalid)
         return yield* receiver.receive(path.provider, body, request.headers[SIGNATURE_HEADER])
       })
     return h.handleRaw("receive", receive).handleRaw("receiveV1", receive)
@@ -41,7 +45,7 @@ export const SandboxHandlers = HttpApiBuilder.group(Api, "sandbox", (h) =>
         const creds = yield* tenants.providerFor(p.tenantId, p.mode)
         const now = new Date(yield* Clock.currentTimeMillis)
         const latest = payload.reversal
-          ? (yield* transactions.list(p.tenantId, p.mode, { accountRef: payload.accountRef, status: "Completed", take: 50 })).find((t) => t.amountKobo > 0 && t.reconciliationStatus !== "Reversal")
+          ? (yield* transactions.list(p.tenantId, p.mode, { accountRef: payload.accountRef, status: "Completed", take: 50 })).data.find((t) => t.amountKobo > 0 && t.reconciliationStatus !== "Reversal")
           : undefined
         return yield* receiver.accept(creds, {
           event: payload.reversal ? REVERSAL_EVENT : INFLOW_EVENT,
@@ -67,7 +71,7 @@ export const TransactionsHandlers = HttpApiBuilder.group(Api, "transactions", (h
     const reviews = yield* Reviews
     return h
       .handle("list", ({ urlParams }) =>
-        Effect.flatMap(CurrentPrincipal, (p) => transactions.list(p.tenantId, p.mode, urlParams)).pipe(Effect.map((data) => ({ data })))
+        Effect.flatMap(CurrentPrincipal, (p) => transactions.list(p.tenantId, p.mode, urlParams))
       )
       .handle("summary", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (p) => transactions.summary(p.tenantId, p.mode, urlParams)))
       .handle("get", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => transactions.get(p.tenantId, p.mode, path.reference)))

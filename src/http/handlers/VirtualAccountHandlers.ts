@@ -11,7 +11,7 @@ export const VirtualAccountHandlers = HttpApiBuilder.group(Api, "virtualAccounts
     const accounts = yield* VirtualAccounts
     return h
       .handle("list", ({ urlParams }) =>
-        Effect.flatMap(CurrentPrincipal, (p) => accounts.list(p.tenantId, p.mode, urlParams)).pipe(Effect.map((data) => ({ data })))
+        Effect.flatMap(CurrentPrincipal, (p) => accounts.list(p.tenantId, p.mode, urlParams))
       )
       .handle("create", ({ payload }) =>
         Effect.gen(function* () {

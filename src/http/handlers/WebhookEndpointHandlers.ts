@@ -12,12 +12,10 @@ export const WebhookEndpointsHandlers = HttpApiBuilder.group(Api, "webhookEndpoi
     const endpoints = yield* WebhookEndpoints
     const deliveries = yield* WebhookDeliveries
     return h
-      .handle("list", () =>
-        Effect.flatMap(requireApiOrOwnerAdmin, (p) => endpoints.list(p.tenantId, p.mode)).pipe(Effect.map((data) => ({ data })))
-      )
+      .handle("list", ({ urlParams }) => Effect.flatMap(requireApiOrOwnerAdmin, (p) => endpoints.list(p.tenantId, p.mode, urlParams)))
       .handle("create", ({ payload }) => Effect.flatMap(requireApiOrOwnerAdmin, (p) => endpoints.create(p.tenantId, p.mode, payload.url)))
       .handle("deliveries", ({ urlParams }) =>
-        Effect.flatMap(requireApiOrOwnerAdmin, (p) => deliveries.list(p, urlParams)).pipe(Effect.map((data) => ({ data })))
+        Effect.flatMap(requireApiOrOwnerAdmin, (p) => deliveries.list(p, urlParams))
       )
       .handle("replay", ({ path }) => Effect.flatMap(requireApiOrOwnerAdmin, (p) => deliveries.replay(p, path.id)))
       .handle("delete", ({ path }) => Effect.flatMap(requireApiOrOwnerAdmin, (p) => endpoints.deactivate(p.tenantId, p.mode, path.id)))

@@ -1,0 +1,67 @@
+import { PROBLEM_JSON, STATUS_TITLES } from "../contract/Problems.js"
+import { describe, OPERATION_DOCS, PUBLIC_ACCESS } from "./OperationDocs.js"
+
+type Spec = Record<string, any>
+
+const problem = (description: string) => ({ description, content: { [PROBLEM_JSON]: { schema: { $ref: "#/components/schemas/ProblemDetails" } } } })
+const ERRORS: Readonly<Record<string, string>> = {
+  "400": "Invalid input (validation_failed, unknown_field, invalid_text, malformed_request, unknown_starting_after).",
+  "401": "Missing, malformed, expired or revoked credentials.",
+  "403": "Wrong plane, role or mode for this operation.",
+  "404": "No such object in this tenant and mode.",
+  "409": "Conflicts with the object's current state or an earlier request with the same reference.",
+  "501": "Not built yet.",
+  "502": "The bank provider failed; retrying with the same reference is safe.",
+  "503": "The service is stopping or its database is unavailable; retry."
+}
+const RECEIVER = /^\/(?:api\/v1\/)?webhooks\//
+
+/** Schema-library words the generator leaves behind: titles such as `maxLength(64)` or `int`, descriptions such as "a string that will be trimmed". */
+const clean = (node: unknown, isInfo = false): void => {
+  if (Array.isArray(node)) return node.forEach((n) => clean(n))
+  if (node === null || typeof node !== "object") return
+  const o = node as Spec
+  if (!isInfo) delete o.title
+  if (typeof o.description === "string" && /^an? [a-z]/.test(o.description)) delete o.description
+  for (const [k, v] of Object.entries(o)) clean(v, k === "info")
+}
+
+/** Drops components no longer referenced (the generator's HttpApiDecodeError, Issue, the unused error classes). */
+const prune = (spec: Spec) => {
+  for (;;) {
+    const text = JSON.stringify({ ...spec, components: { ...spec.components, schemas: {} } }) + JSON.stringify(spec.components.schemas)
+    const unused = Object.keys(spec.components.schemas).filter((name) => !text.includes(`"#/components/schemas/${name}"`))
+    if (unused.length === 0) return
+    for (const name of unused) delete spec.components.schemas[name]
+  }
+}
+
+/**
+ * The OpenAPI document a user can learn from: each operation's summary, description and access (plane and role),
+ * "Not built yet (501)" on what answers 501, 413/415 where a body is read, and no generator artefacts.
+ */
+export const documentOperations = (spec: Spec): Spec => {
+  for (const [path, item] of Object.entries(spec.paths ?? {}) as Array<[string, Spec]>) {
+    for (const op of Object.values(item) as Array<Spec>) {
+      const d = OPERATION_DOCS[op.operationId]
+      if (d) {
+        op.summary = d.summary
+        op.description = describe(d)
+      } else if (op.summary && op.description && (op.security ?? []).length === 0) {
+        // A public operation may document itself with OpenApi annotations on its endpoint.
+        op.description = `${op.description}\n\n${PUBLIC_ACCESS}`
+      }
+      if (op.summary && op.responses?.["501"]) op.summary = `Not built yet (501): ${op.summary}`
+      if (op.requestBody) {
+        op.responses["413"] = problem("The body is larger than 1 MiB (code payload_too_large).")
+        if (!RECEIVER.test(path)) op.responses["415"] = problem("The body is not JSON (code unsupported_media_type).")
+      }
+      for (const [status, response] of Object.entries(op.responses ?? {}) as Array<[string, Spec]>) {
+        if (Number(status) >= 400) response.description = ERRORS[status] ?? response.description ?? STATUS_TITLES[Number(status)]
+      }
+    }
+  }
+  clean(spec)
+  prune(spec)
+  return spec
+}

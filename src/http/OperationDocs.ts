@@ -1,0 +1,117 @@
+/**
+ * What the OpenAPI document says about each operation beyond its schemas: a summary, a description, and who may
+ * call it (plane and role). Keyed by operationId (`group.endpoint`); test/api/OpenApi.test.ts fails when an
+ * operation has none. (A public operation may instead carry OpenApi.Summary and OpenApi.Description annotations.) An operation that answers 501 gets "Not built yet (501)" in its summary automatically.
+ */
+
+const MODE = "A dashboard token acts in live mode unless it was minted with `mode: test` (POST /api/v1/dashboard/login); " +
+  "an API key token acts in its key's mode."
+
+const ACCESS = {
+  public: "Access: public, no bearer token.",
+  credentials: "Access: public; authenticated by the credentials in the body.",
+  signature: "Access: the bank provider; no bearer token, authenticated by the `X-Sandbox-Signature` header.",
+  any: `Access: bearer token of either plane: an API key token, or a dashboard token of any role (Owner, Admin, Member). ${MODE}`,
+  apiTest: "Access: API plane only, a test-mode API key token (a live key or a dashboard token gets 403).",
+  apiOrOwnerAdmin: `Access: an API key token, or a dashboard token of an Owner or Admin (a Member gets 403). ${MODE}`,
+  dashboard: `Access: dashboard plane, any role (Owner, Admin, Member); an API key token gets 403. ${MODE}`,
+  ownerAdmin: `Access: dashboard plane, Owner or Admin (a Member or an API key token gets 403). ${MODE}`,
+  later: `Access: bearer token (API key or dashboard); the roles are fixed when the operation is built. ${MODE}`
+} as const
+
+type Access = keyof typeof ACCESS
+export interface OperationDoc {
+  readonly summary: string
+  readonly description: string
+  readonly access: Access
+}
+
+const doc = (summary: string, access: Access, description = ""): OperationDoc => ({ summary, access, description })
+const PAGE = "Newest first, `{ data, hasMore }`: `take` (default 50, at most 500; larger is clamped) and `startingAfter` " +
+  "(the last item's key from the previous page; an unknown key is a 400)."
+const SIGNED = "JSON body as the sandbox provider sends it: `event` (`transfer.inbound` or `transfer.reversal`; anything else is " +
+  "ignored), `merchantId`, `sessionId` (the provider reference), `accountNumber` (the NUBAN credited), `amountKobo` (integer kobo), " +
+  "`senderName`, `senderAccountNumber`, `senderBankCode`, `narration`, `paidAt` (ISO-8601), `reversedSessionId` (for a reversal). " +
+  "Header `X-Sandbox-Signature`: lower-case hex HMAC-SHA256, keyed with the tenant's webhook secret for the mode (GET " +
+  "/api/v1/dashboard/provider), over the canonical string `event|merchantId|sessionId|accountNumber|amountKobo|paidAt`. " +
+  "Answers 200 `{ result, reference }` once the deposit is durably received (processed, duplicate, ignored or unmatched); " +
+  "a repeated provider reference is answered again, never credited twice. Invalid text is a 400 before the signature is checked."
+
+export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
+  "auth.token": doc("Exchange an API key for a bearer token", "credentials", "Send the key's `clientId` and `clientSecret`; the answer's `accessToken` is valid 3600 s and carries the tenant, the key's mode and the API plane. A revoked key gets 401."),
+  "dashboardPublic.signup": doc("Sign up a business", "public", "Creates the tenant and its Owner and answers a dashboard token (live mode)."),
+  "dashboardPublic.login": doc("Sign in a dashboard user", "credentials", "Answers a dashboard-plane token. `mode` is `live` (default) or `test` (any case); the token acts in that mode."),
+  "dashboard.me": doc("The signed-in user, tenant and mode", "dashboard"),
+  "dashboard.onboarding": doc("Submit onboarding details", "ownerAdmin", "Moves onboarding to `Submitted`; an operator approves it with the CLI (`collections tenants approve`)."),
+  "dashboard.listUsers": doc("List dashboard users", "dashboard", PAGE),
+  "dashboard.inviteUser": doc("Invite a dashboard user", "ownerAdmin", "Creates an Admin or Member (`role` in any case) with the given password."),
+  "dashboard.listApiKeys": doc("List API keys", "ownerAdmin", `Both modes; secrets are never shown again. ${PAGE}`),
+  "dashboard.createApiKey": doc("Create an API key", "ownerAdmin", "`mode` is `test` or `live` (any case). The `clientSecret` is shown only in this answer. Live keys need approved onboarding (403 before)."),
+  "dashboard.revokeApiKey": doc("Revoke an API key", "ownerAdmin", "Tokens minted from the key stop working at once."),
+  "dashboard.provider": doc("Provider credentials for the token's mode", "ownerAdmin", "The merchant id and webhook secret the bank provider signs with, and how to sign (header and canonical string)."),
+  "virtualAccounts.list": doc("List virtual accounts", "any", PAGE + " Filter with `subMerchantRef`; the page key is `accountRef`."),
+  "virtualAccounts.create": doc("Create a virtual account (a dedicated NUBAN)", "any", "Idempotent on `accountRef`: the same fields answer the existing account (200), different fields 409. Without `expectedAmountKobo` the account is open. From a dashboard token the account is always live (live needs approved onboarding). Unknown fields are a 400."),
+  "virtualAccounts.get": doc("Fetch a virtual account with its payment state", "any"),
+  "virtualAccounts.delete": doc("Delete a virtual account with no payment activity", "any", "An account that has received money cannot be deleted (409)."),
+  "transactions.list": doc("List reconciled transactions", "any", PAGE + " Filters: `from`, `to` (ISO-8601), `status`, `reconciliation` (any case), `accountRef`; the page key is `reference`."),
+  "transactions.summary": doc("Totals by outcome over a period", "any", "Counts and integer-kobo sums: total, successful, failed, pending review."),
+  "transactions.get": doc("Fetch a transaction by its provider reference", "any"),
+  "transactions.refund": doc("Refund an overpayment", "later"),
+  "transactions.review": doc("Approve or reject a transaction held for review", "ownerAdmin", "`decision` is `approve` or `reject` (any case). Only a `PendingReview` transaction can be decided (409 otherwise)."),
+  "transfers.list": doc("List outbound transfers", "later"),
+  "transfers.banks": doc("List banks", "later"),
+  "transfers.lookup": doc("Resolve an account name (name enquiry)", "later"),
+  "transfers.create": doc("Send a bank transfer", "later"),
+  "transfers.get": doc("Fetch a transfer", "later"),
+  "rules.list": doc("List money rules", "later"),
+  "rules.create": doc("Create a money rule", "later"),
+  "rules.delete": doc("Delete a money rule", "later"),
+  "flows.list": doc("List payment flows", "later"),
+  "flows.create": doc("Create a payment flow", "later"),
+  "flows.runs": doc("List payment flow runs", "later"),
+  "flows.get": doc("Fetch a payment flow", "later"),
+  "flows.replace": doc("Replace a payment flow", "later"),
+  "flows.delete": doc("Delete a payment flow", "later"),
+  "flows.setEnabled": doc("Enable or disable a payment flow", "later"),
+  "subMerchants.list": doc("List sub-merchants", "later"),
+  "subMerchants.create": doc("Create a sub-merchant", "later"),
+  "subMerchants.setPayout": doc("Set a sub-merchant's payout account and fee", "later"),
+  "subMerchants.balance": doc("A sub-merchant's balance", "later"),
+  "checkout.createSession": doc("Create a live checkout session", "later"),
+  "checkoutPublic.snapshot": doc("A checkout's payment state", "public", "Authorised by the opaque checkout token in the path alone."),
+  "checkoutPublic.snapshotShort": doc("A checkout's payment state (short path)", "public", "Authorised by the opaque checkout token in the path alone."),
+  "checkoutPublic.stream": doc("A checkout's payment state as server-sent events", "public", "Authorised by the opaque checkout token in the path alone."),
+  "insights.overview": doc("Collections overview", "later"),
+  "insights.aging": doc("Receivables aging", "later"),
+  "insights.forecast": doc("Collections forecast", "later"),
+  "insights.customers": doc("Customer insights", "later"),
+  "billing.list": doc("List billing schedules", "later"),
+  "billing.create": doc("Create a billing schedule", "later"),
+  "billing.get": doc("Fetch a billing schedule", "later"),
+  "billing.setNextAmount": doc("Set the next period's amount", "later"),
+  "billing.pause": doc("Pause a billing schedule", "later"),
+  "billing.resume": doc("Resume a billing schedule", "later"),
+  "billing.cancel": doc("Cancel a billing schedule", "later"),
+  "billing.periods": doc("List a schedule's billing periods", "later"),
+  "settings.getSettlement": doc("Settlement settings", "later"),
+  "settings.putSettlement": doc("Change settlement settings", "later"),
+  "settings.getSplits": doc("Split settlement legs", "later"),
+  "settings.putSplits": doc("Replace split settlement legs", "later"),
+  "sandbox.simulateDeposit": doc("Simulate an inbound transfer (sandbox)", "apiTest", "Sends a signed sandbox provider webhook for a test virtual account through the real receiver; `reversal: true` reverses the latest completed deposit."),
+  "webhookEndpoints.list": doc("List webhook endpoints", "apiOrOwnerAdmin", PAGE + " The page key is `id`; secrets are never shown again."),
+  "webhookEndpoints.create": doc("Register a webhook endpoint", "apiOrOwnerAdmin", "A public https URL; a host that does not resolve yet is accepted (addresses are checked again at each delivery, and private or loopback ones refused). The signing secret (`whsec_...`) is shown only in this answer."),
+  "webhookEndpoints.deliveries": doc("List webhook deliveries", "apiOrOwnerAdmin", PAGE + " Filter with `status` (any case); the page key is `id`."),
+  "webhookEndpoints.replay": doc("Replay a webhook delivery", "apiOrOwnerAdmin", "Queues a failed, dead-lettered or pending delivery for an immediate attempt; a succeeded one is never sent again (409)."),
+  "webhookEndpoints.delete": doc("Deactivate a webhook endpoint", "apiOrOwnerAdmin"),
+  "receiver.receive": doc("Receive a bank provider webhook", "signature", SIGNED),
+  "receiver.receiveV1": doc("Receive a bank provider webhook (under /api/v1)", "signature", SIGNED),
+  "settlements.hold": doc("Hold a settlement", "later"),
+  "settlements.release": doc("Release a held settlement", "later"),
+  "copilot.ask": doc("Ask the copilot", "later")
+}
+
+/** A public operation documented by its own OpenApi.Summary/Description annotations (no entry here) gets this line. */
+export const PUBLIC_ACCESS = ACCESS.public
+
+/** The description an operation shows: what it does, then who may call it. */
+export const describe = (d: OperationDoc) => [d.description, ACCESS[d.access]].filter((s) => s !== "").join("\n\n")
