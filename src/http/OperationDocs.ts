@@ -39,6 +39,8 @@ const SIGNED = "JSON body as the sandbox provider sends it: `event` (`transfer.i
 
 export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   "auth.token": doc("Exchange an API key for a bearer token", "credentials", "Send the key's `clientId` and `clientSecret`; the answer's `accessToken` is valid 3600 s and carries the tenant, the key's mode and the API plane. A revoked key gets 401."),
+  "health.healthz": doc("Liveness probe", "public", "200 while the process serves HTTP. A failing liveness probe is a reason to restart the process."),
+  "health.readyz": doc("Readiness probe", "public", "200 when the database answers and NATS is connected (or the in-process bus is used); otherwise 503 problem+json naming what is unreachable (`database_unavailable` or `bus_unavailable`). Route traffic elsewhere meanwhile: the process recovers on its own."),
   "dashboardPublic.signup": doc("Sign up a business", "public", "Creates the tenant and its Owner and answers a dashboard token (live mode)."),
   "dashboardPublic.login": doc("Sign in a dashboard user", "credentials", "Answers a dashboard-plane token. `mode` is `live` (default) or `test` (any case); the token acts in that mode."),
   "dashboard.me": doc("The signed-in user, tenant and mode", "dashboard"),
