@@ -221,9 +221,6 @@ export const NatsLinkLive = (servers: string, options: NatsLinkOptions = {}): La
     })
   )
 
-/** The connection the link holds, as the `Nats` context the JetStream helpers read (for code that waits for it). */
-export const awaitNats = Effect.flatMap(NatsLink, (link) => link.await)
-
 /** Whether the process's bus can be used now: what `/readyz` reports. */
 export interface BusHealthShape {
   readonly kind: "jetstream" | "in-process"

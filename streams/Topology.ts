@@ -24,7 +24,6 @@ export interface Topology {
   readonly prefix: string
 }
 
-export const productionTopology: Topology = { prefix: "" }
 
 /** A fresh, unique topology: what each test run should use on the shared server. */
 export const isolatedTopology = (): Topology => ({ prefix: `t${randomUUID().replace(/-/g, "").slice(0, 10)}.` })

@@ -238,5 +238,3 @@ export const makeHotPath = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Ou
 
   return { lockAccounts, readTable, write } as const
 }
-
-export type HotPath = ReturnType<typeof makeHotPath>

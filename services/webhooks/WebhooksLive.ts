@@ -12,6 +12,3 @@ export const makeWebhookDispatcherLive = (options: Partial<DispatcherOptions> = 
   Layer.scopedDiscard(makeDispatcher(options)).pipe(Layer.provide(DispatchStore.Default))
 
 export const WebhookDispatcherLive = makeWebhookDispatcherLive()
-
-/** Everything webhooks: the services and the dispatcher. Needs SqlClient, AppConfigTag, SecretBox. */
-export const WebhooksLive = Layer.merge(WebhookServicesLive, WebhookDispatcherLive)

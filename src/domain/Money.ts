@@ -2,13 +2,24 @@ import { Schema } from "effect"
 
 const KOBO_HINT = "integer kobo (1 naira = 100 kobo)"
 
+/** What was sent instead of a number, in words a 400 can carry (never throws: a bigint has no JSON). */
+const describeSent = (actual: unknown): string => {
+  if (typeof actual === "string") return "a string"
+  if (typeof actual === "bigint") return "a bigint"
+  if (actual === undefined) return "that"
+  try {
+    return JSON.stringify(actual) ?? "that"
+  } catch {
+    return "that"
+  }
+}
+
 /**
  * An amount of naira in kobo (1 NGN = 100 kobo): a JSON integer, never a float or a string.
  * Each refinement carries its own message so a 400 says exactly what was wrong.
  */
 export const Kobo = Schema.Number.annotations({
-  message: (issue) =>
-    `must be a JSON number in ${KOBO_HINT}, not ${issue._tag === "Type" && typeof issue.actual === "string" ? "a string" : JSON.stringify(issue._tag === "Type" ? issue.actual : null) ?? "that"}`
+  message: (issue) => `must be a JSON number in ${KOBO_HINT}, not ${describeSent(issue._tag === "Type" ? issue.actual : undefined)}`
 }).pipe(
   Schema.filter((n) => Number.isFinite(n), { message: () => `must be a finite number in ${KOBO_HINT}` }),
   Schema.filter((n) => Number.isInteger(n), {

@@ -2,7 +2,6 @@ import type { Mode } from "./Mode.js"
 
 export type Plane = "api" | "dashboard"
 export type Role = "Owner" | "Admin" | "Member"
-export const ROLES: ReadonlyArray<Role> = ["Owner", "Admin", "Member"]
 
 /** Who is calling: resolved from a bearer token on every request. */
 export interface Principal {

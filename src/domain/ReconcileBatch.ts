@@ -1,6 +1,6 @@
 import { type AccountContext, decideInflow, decideReversalOutcome, type DepositOutcome, type TransactionStatus } from "./DepositDecision.js"
 import { availableDelta } from "./Ledger.js"
-import { DUPLICATE_WINDOW_MS, isDuplicateInflow, type PriorCredit } from "./Reconciliation.js"
+import { isDuplicateInflow, type PriorCredit } from "./Reconciliation.js"
 import { PAYER_REUSE_WINDOW_MS, VELOCITY_WINDOW_MS } from "./Risk.js"
 
 /**
@@ -231,6 +231,3 @@ export const decideBatch = (
     }))
   }
 }
-
-/** The windows a batch's table reads must cover, so that `decideBatch` sees everything its checks could use. */
-export const TABLE_WINDOWS = { duplicateMs: DUPLICATE_WINDOW_MS, velocityMs: VELOCITY_WINDOW_MS, payerReuseMs: PAYER_REUSE_WINDOW_MS } as const

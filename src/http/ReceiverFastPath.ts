@@ -30,8 +30,8 @@ export const fastPathRequests = Metric.counter("receiver_fast_path_requests", { 
 /**
  * The bank provider's deposit webhooks without the HttpApi layers: read the body (at most 1 MiB), hand it to the same
  * receiver the HttpApi handler calls, and answer exactly as the app would (200 `{result, reference}` after the inbox
- * commit, or the same problem documents). About a quarter of the service's CPU per deposit was the HttpApi router,
- * schema and middleware around this one call. `Receiver.receiveNow` answers most webhooks without a fiber; what it
+ * commit, or the same problem documents). The HttpApi router, schema and middleware around this one call were a large
+ * share of the service's CPU per deposit (docs/performance.md, "Receiver fast path"). `Receiver.receiveNow` answers most webhooks without a fiber; what it
  * leaves runs `Receiver.receive` as a fiber of a FiberSet. Stopping the service interrupts those fibers and the
  * receiver's committers, and an interrupted request is answered 503 so the provider retries (the receiver is
  * idempotent).

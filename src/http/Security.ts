@@ -57,7 +57,3 @@ export const requireOwnerOrAdmin = requireDashboard(["Owner", "Admin"])
 export const requireApiOrOwnerAdmin = Effect.flatMap(CurrentPrincipal, (p) =>
   p.plane === "api" ? Effect.succeed(p) : requireDashboard(["Owner", "Admin"])
 )
-
-export const requireApi = Effect.flatMap(CurrentPrincipal, (p) =>
-  p.plane === "api" ? Effect.succeed(p) : Effect.fail(wrongPlane("the API plane (an API key token)"))
-)

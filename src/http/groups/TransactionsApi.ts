@@ -5,7 +5,6 @@ import { Authentication } from "../Security.js"
 import { Body, CaseInsensitiveLiteral, DateTimeParam, OpenObject, PageParams, Reference, listOf } from "../../contract/Schemas.js"
 import { ReconciliationStatus, Transaction, TransactionStatus } from "../../contract/Transaction.js"
 
-export { ReconciliationStatus, RiskReason, Transaction, TransactionStatus } from "../../contract/Transaction.js"
 
 export const TransactionSummary = Schema.Struct({
   from: Schema.NullOr(Schema.String),

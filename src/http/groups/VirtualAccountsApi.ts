@@ -5,7 +5,6 @@ import { Authentication } from "../Security.js"
 import { PageParams, listOf } from "../../contract/Schemas.js"
 import { CreateVirtualAccount, VirtualAccount } from "../../contract/VirtualAccount.js"
 
-export { CreateVirtualAccount, PaymentState, VirtualAccount } from "../../contract/VirtualAccount.js"
 
 const accountRef = HttpApiSchema.param("accountRef", Schema.String)
 

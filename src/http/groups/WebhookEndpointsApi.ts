@@ -5,7 +5,6 @@ import { Authentication } from "../Security.js"
 import { Body, PageParams, TakeParams, listOf } from "../../contract/Schemas.js"
 import { DeliveryStatusParam, WebhookDelivery, WebhookEndpoint, WebhookEndpointCreated } from "../../contract/Webhook.js"
 
-export { DeliveryStatus, WebhookDelivery, WebhookEndpoint, WebhookEndpointCreated } from "../../contract/Webhook.js"
 
 const id = HttpApiSchema.param("id", Schema.String)
 

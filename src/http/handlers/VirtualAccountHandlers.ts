@@ -2,7 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { VirtualAccounts } from "../../../services/VirtualAccounts.js"
 import { Api } from "../Api.js"
-import { VirtualAccount } from "../groups/VirtualAccountsApi.js"
+import { VirtualAccount } from "../../contract/VirtualAccount.js"
 import { CurrentPrincipal } from "../Security.js"
 import { jsonWithStatus } from "./Respond.js"
 
