@@ -7,26 +7,24 @@ import type { Subscription } from "./Registry.js"
 /**
  * The one runner every downstream consumer of committed outbox events uses.
  *
- * Each pass is ONE transaction: claim up to `batchSize` of the consumer's due pending rows (`FOR UPDATE SKIP LOCKED`,
- * in outbox id order), run the handler on them and delete them. The handler's Postgres writes commit with the delete
+ * Each pass is ONE transaction: claim up to `batchSize` of the consumer's due pending rows (in outbox id order), run the handler on them and delete them. The handler's Postgres writes commit with the delete
  * or not at all, so a Postgres-side consumer's effects happen exactly once. The batch runs in a savepoint; if it
  * fails, it is rolled back and the events are tried one by one, each in its own savepoint, so one bad event does not
  * fail the others. A failed event's row gets `attempts`, `last_error` and `next_attempt_at` (the `retry` Schedule's
  * next delay); after `maxAttempts` it moves to `consumer_dead_letters` (kept for `collections consumers dead-letters`)
  * and stops blocking. An outage (Postgres gone, the whole pass fails) rolls everything back and costs no attempt.
  *
- * Per-account order. An account key is (tenant_id, mode, subject_key). A runner handles an event only when no earlier
- * live pending row of the same key and consumer exists outside its own claim:
+ * Per-account order. An account key is (tenant_id, mode, subject_key). One pass of a consumer runs at a time across
+ * every process (a transaction-level advisory lock per consumer; a worker that does not get it skips the pass), and a
+ * pass takes the consumer's due rows in outbox id order, so events are handled in the order they were committed:
  * - the claim skips rows whose key has an earlier row waiting to retry (found through the small partial index on
  *   failed rows), so a retrying account neither runs ahead nor fills the batch with rows that cannot go;
- * - in the same statement, any claimed row whose key has an earlier pending row that this claim did not get (another
- *   worker holds it under its row lock, or it waits to retry) is marked `blocked` and left untouched. Rows of a key
- *   only leave the table by a committed handling (or a move to the dead letters), so a worker reaches a key's event
- *   only after every earlier event of that key committed. The check reads the statement's snapshot: a row another
- *   worker committed a moment ago may still block this pass; that costs one poll, never order.
  * - within a pass, once an event of a key fails, the later events of that key are left as they are.
  * Within one key, events get increasing outbox ids in commit order (the reconciler stages an account's events under
- * its row lock), which the rule relies on. Different keys progress in parallel across workers.
+ * its row lock), which the rule relies on. Several workers share a consumer by taking turns, pass by pass: a pass of
+ * the built-in consumers is a few milliseconds for hundreds of events. (A first version let workers claim side by
+ * side with SKIP LOCKED and marked rows whose key had an earlier row held elsewhere; that check cost the deposit path
+ * a tenth of its throughput in the benchmark: docs/performance.md.)
  *
  * Bounds: `batchSize` rows per transaction, `inFlight` transactions at once per runner (each holds one connection),
  * `pollMs` between passes that found less than a full batch; a full batch goes again at once.
@@ -61,7 +59,7 @@ export interface Consumer<R = never> extends Subscription {
 export interface RunnerOptions {
   /** Pending rows claimed per transaction. */
   readonly batchSize: number
-  /** Transactions in flight at once for this consumer in this process. */
+  /** Loops of this consumer in this process. They take turns with each other and with other processes (one pass at a time). */
   readonly inFlight: number
   /** Pause after a pass that found less than a full batch. */
   readonly pollMs: number
@@ -77,10 +75,6 @@ export interface RunnerOptions {
 export const DEFAULT_RETRY: Schedule.Schedule<Duration.Duration> = Schedule.exponential("1 second", 3).pipe(Schedule.jittered)
 
 export const DEFAULT_RUNNER_OPTIONS: RunnerOptions = { batchSize: 500, inFlight: 1, pollMs: 200, maxAttempts: 8, retry: DEFAULT_RETRY }
-
-interface Claimed extends ConsumedEvent {
-  readonly blocked: boolean
-}
 
 export interface PassReport {
   readonly claimed: number
@@ -104,32 +98,26 @@ export const makeConsumerRunner = <R>(consumer: Consumer<R>, overrides: Partial<
     const name = consumer.name
     const envelope = consumer.withEnvelope ? sql`, o.envelope::text AS envelope_json` : sql`, '' AS envelope_json`
 
-    // `held` is materialised and reads outbox through an id array: inlined, Postgres joined it per claimed row, or
-    // hashed all of outbox (EXPLAIN on 200,000 events: 17 s and 200 ms; this way 19 ms for a batch of 500).
+    // One pass per consumer at a time, across processes: the lock is the transaction's and goes with its commit.
+    const turn = sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`consumer:${name}`}, 0)) AS ok`.pipe(
+      Effect.map((rows) => rows[0]?.ok === true)
+    )
+    // `waiting`: the keys with a row waiting to retry (the partial index on failed rows; usually empty), whose later
+    // rows must not run ahead of it.
     const claim = (now: Date) =>
-      sql<Claimed>`
-        WITH claimed AS (
-          SELECT p.outbox_id, p.attempts, o.event_id, o.tenant_id, o.mode, o.event_type, o.subject_key ${envelope}
-          FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
-          WHERE p.consumer = ${name} AND (p.next_attempt_at IS NULL OR p.next_attempt_at <= ${now})
-            AND NOT EXISTS (
-              SELECT 1 FROM outbox_pending f JOIN outbox fo ON fo.id = f.outbox_id
-              WHERE f.consumer = ${name} AND f.attempts > 0 AND f.outbox_id < p.outbox_id AND f.next_attempt_at > ${now}
-                AND fo.subject_key = o.subject_key AND fo.tenant_id = o.tenant_id AND fo.mode = o.mode)
-          ORDER BY p.outbox_id LIMIT ${options.batchSize}
-          FOR UPDATE OF p SKIP LOCKED
-        ),
-        held AS MATERIALIZED (
-          SELECT o.tenant_id, o.mode, o.subject_key, min(o.id) AS first_id FROM outbox o
-          WHERE o.id = ANY (ARRAY(
-            SELECT q.outbox_id FROM outbox_pending q
-            WHERE q.consumer = ${name} AND q.outbox_id < (SELECT max(outbox_id) FROM claimed)
-              AND NOT EXISTS (SELECT 1 FROM claimed m WHERE m.outbox_id = q.outbox_id)))
+      sql<ConsumedEvent>`
+        WITH waiting AS (
+          SELECT o.tenant_id, o.mode, o.subject_key, min(f.outbox_id) AS first_id
+          FROM outbox_pending f JOIN outbox o ON o.id = f.outbox_id
+          WHERE f.consumer = ${name} AND f.attempts > 0 AND f.next_attempt_at > ${now}
           GROUP BY 1, 2, 3
         )
-        SELECT c.*, COALESCE(h.first_id < c.outbox_id, false) AS blocked
-        FROM claimed c LEFT JOIN held h ON h.subject_key = c.subject_key AND h.tenant_id = c.tenant_id AND h.mode = c.mode
-        ORDER BY c.outbox_id`
+        SELECT p.outbox_id, p.attempts, o.event_id, o.tenant_id, o.mode, o.event_type, o.subject_key ${envelope}
+        FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
+        LEFT JOIN waiting w ON w.subject_key = o.subject_key AND w.tenant_id = o.tenant_id AND w.mode = o.mode
+        WHERE p.consumer = ${name} AND (p.next_attempt_at IS NULL OR p.next_attempt_at <= ${now})
+          AND (w.first_id IS NULL OR w.first_id >= p.outbox_id)
+        ORDER BY p.outbox_id LIMIT ${options.batchSize}`
 
     const remove = (ids: ReadonlyArray<number>) =>
       ids.length === 0 ? Effect.void : sql`DELETE FROM outbox_pending WHERE consumer = ${name} AND outbox_id = ANY(${ids}::bigint[])`.pipe(Effect.asVoid)
@@ -191,15 +179,15 @@ export const makeConsumerRunner = <R>(consumer: Consumer<R>, overrides: Partial<
     /** One transaction: claim, handle (batch, else one by one), delete or record failures. */
     const pass: Effect.Effect<PassReport, unknown, R> = sql.withTransaction(
       Effect.gen(function* () {
+        if (!(yield* turn)) return { claimed: 0, handled: 0, failed: 0 }
         const nowMs = yield* Clock.currentTimeMillis
         const claimed = yield* claim(new Date(nowMs))
-        const ready = claimed.filter((c) => !c.blocked)
-        if (ready.length === 0) return { claimed: claimed.length, handled: 0, failed: 0 }
-        const batch = yield* Effect.exit(handleAndRemove(ready))
+        if (claimed.length === 0) return { claimed: claimed.length, handled: 0, failed: 0 }
+        const batch = yield* Effect.exit(handleAndRemove(claimed))
         if (Exit.isSuccess(batch)) return { claimed: claimed.length, handled: batch.value, failed: 0 }
         if (Cause.isInterruptedOnly(batch.cause)) return yield* Effect.failCause(batch.cause)
-        if (ready.length > 1) yield* Effect.logDebug(`consumer ${name}: a batch of ${ready.length} failed; trying one by one`)
-        return { claimed: claimed.length, ...(yield* oneByOne(ready, nowMs)) }
+        if (claimed.length > 1) yield* Effect.logDebug(`consumer ${name}: a batch of ${claimed.length} failed; trying one by one`)
+        return { claimed: claimed.length, ...(yield* oneByOne(claimed, nowMs)) }
       })
     ).pipe(
       Effect.tap((r) => (r.handled > 0 && options.onCommitted ? options.onCommitted(r.handled) : Effect.void)),
