@@ -8,7 +8,8 @@ import { Effect } from "effect"
  *   It replaces the plain index on journal_id, so the deposit path keeps the same number of index entries per leg.
  * - `review_hold:<va>` is renamed `review_pending:<va>`: "hold" now means escrow only.
  * - `ledger_balances`: the guarded balance rows (natural sign, never below zero) of what may not be overdrawn: the
- *   tenant's `available` balance, `escrow:<va>`, `sub_merchant:<id>`. Seeded from the entries so far.
+ *   tenant's available balance (as stripes `available:<n>`, see src/domain/Ledger.ts), `escrow:<va>`,
+ *   `sub_merchant:<id>`. Seeded from the entries so far.
  */
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -33,8 +34,14 @@ export default Effect.gen(function* () {
     )`
   yield* sql`
     INSERT INTO ledger_balances (tenant_id, mode, account, balance_kobo)
-    SELECT tenant_id, mode, 'available', -sum(amount_kobo) FROM ledger_entries
+    SELECT tenant_id, mode, 'available:0', -sum(amount_kobo) FROM ledger_entries
     WHERE account LIKE 'customer_funds:%' GROUP BY tenant_id, mode HAVING sum(amount_kobo) <> 0`
+  // Every tenant and mode gets all eight stripes (src/domain/Ledger.ts AVAILABLE_STRIPES), so the deposit path never
+  // has to make one (two transactions making the same row wait for each other).
+  yield* sql`
+    INSERT INTO ledger_balances (tenant_id, mode, account, balance_kobo)
+    SELECT t.id, m.mode, 'available:' || n, 0 FROM tenants t CROSS JOIN (VALUES ('test'), ('live')) m(mode) CROSS JOIN generate_series(0, 7) n
+    ON CONFLICT (tenant_id, mode, account) DO NOTHING`
 
   const left = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM ledger_entries WHERE account LIKE 'review_hold:%'`
   if (left[0]!.n !== 0) return yield* Effect.dieMessage("review_hold entries remain after the rename")

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Data, Effect } from "effect"
 import { type Column, insertFromJson } from "../src/db/InsertFromJson.js"
 import { integerArray, textArray } from "../src/db/PgArray.js"
-import { availableDelta, familyOf, GuardedBalance, isBalanced, type Leg, netLegs } from "../src/domain/Ledger.js"
+import { AVAILABLE_STRIPES, availableDelta, familyOf, GuardedBalance, isBalanced, type Leg, netLegs } from "../src/domain/Ledger.js"
 import type { Scope } from "../src/domain/Mode.js"
 
 export type Journal = Scope & { readonly journalId: string; readonly legs: ReadonlyArray<Leg> }
@@ -64,23 +64,71 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
         return rows.length === 0 ? undefined : insertFromJson(sql, "ledger_entries", LEG_COLUMNS, rows)
       })
 
+    const STRIPES = Array.from({ length: AVAILABLE_STRIPES }, (_, n) => GuardedBalance.availableStripe(n))
+    const stripeList = textArray(STRIPES)
+    const overdrawn = (changes: ReadonlyArray<GuardedChange>) =>
+      new Overdrawn({ message: `posting would overdraw ${changes.map((c) => `${c.account} (${c.deltaKobo})`).join(", ")}` })
+
     /**
-     * Applies guarded changes in lock order; a row that would go below zero fails with `Overdrawn`, and the caller's
-     * transaction rolls back with it. (Not one INSERT .. ON CONFLICT DO UPDATE: Postgres checks the CHECK on the proposed
-     * row before it finds the conflict, so a negative change to an existing row would fail.) Usually one UPDATE: rows are
-     * made, at zero, only the first time an account is touched.
+     * Raises the tenant's available balance on any stripe no other transaction holds (SKIP LOCKED), so concurrent
+     * deposit batches of one tenant never wait for each other's commits; a new stripe while there are fewer than
+     * AVAILABLE_STRIPES; only when every stripe is held, waits for one.
      */
-    const applyGuarded = (changes: ReadonlyArray<GuardedChange>): Effect.Effect<void, Overdrawn> => {
-      if (changes.length === 0) return Effect.void
-      const update = (cs: ReadonlyArray<GuardedChange>) =>
-        sql<{ tenantId: string; mode: string; account: string }>`
-          UPDATE ledger_balances b SET balance_kobo = b.balance_kobo + c.delta, updated_at = now()
-          FROM unnest(${textArray(cs.map((c) => c.tenantId))}::text[], ${textArray(cs.map((c) => c.mode))}::text[],
-            ${textArray(cs.map((c) => c.account))}::text[], ${integerArray(cs.map((c) => c.deltaKobo))}::bigint[]) AS c(tenant_id, mode, account, delta)
-          WHERE b.tenant_id = c.tenant_id AND b.mode = c.mode AND b.account = c.account
-          RETURNING b.tenant_id, b.mode, b.account`
-      const key = (c: { tenantId: string; mode: string; account: string }) => `${c.tenantId}|${c.mode}|${c.account}`
-      return Effect.gen(function* () {
+    const raiseAvailable = (c: GuardedChange) =>
+      Effect.gen(function* () {
+        for (let attempt = 0; attempt < 3; attempt++) {
+          const raised = yield* sql<{ account: string }>`
+            UPDATE ledger_balances b SET balance_kobo = b.balance_kobo + ${c.deltaKobo}, updated_at = now()
+            WHERE b.tenant_id = ${c.tenantId} AND b.mode = ${c.mode} AND b.account = (
+              SELECT account FROM ledger_balances
+              WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ANY(${stripeList}::text[])
+              ORDER BY account LIMIT 1 FOR UPDATE SKIP LOCKED)
+            RETURNING b.account`
+          if (raised.length > 0) return
+          const [existing] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM ledger_balances
+            WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ANY(${stripeList}::text[])`
+          if (existing!.n >= AVAILABLE_STRIPES) break
+          const made = yield* sql`INSERT INTO ledger_balances (tenant_id, mode, account, balance_kobo)
+            VALUES (${c.tenantId}, ${c.mode}, ${STRIPES[existing!.n]!}, ${c.deltaKobo}) ON CONFLICT (tenant_id, mode, account) DO NOTHING RETURNING 1`
+          if (made.length > 0) return
+        }
+        yield* sql`UPDATE ledger_balances SET balance_kobo = balance_kobo + ${c.deltaKobo}, updated_at = now()
+          WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ${STRIPES[Math.floor(Math.random() * AVAILABLE_STRIPES)]!}`
+      })
+
+    /** Lowers the available balance: every stripe locked (in order), each taken down to at most zero, or `Overdrawn`. */
+    const lowerAvailable = (c: GuardedChange) =>
+      Effect.gen(function* () {
+        const stripes = yield* sql<{ account: string; balanceKobo: number }>`
+          SELECT account, balance_kobo FROM ledger_balances
+          WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ANY(${stripeList}::text[])
+          ORDER BY account FOR UPDATE`
+        let left = -c.deltaKobo
+        const takes: Array<readonly [string, number]> = []
+        for (const s of stripes) {
+          if (left === 0) break
+          const take = Math.min(left, s.balanceKobo)
+          if (take > 0) takes.push([s.account, take])
+          left -= take
+        }
+        if (left > 0) return yield* Effect.fail(overdrawn([c]))
+        yield* sql`UPDATE ledger_balances b SET balance_kobo = b.balance_kobo - u.take, updated_at = now()
+          FROM unnest(${textArray(takes.map(([a]) => a))}::text[], ${integerArray(takes.map(([, t]) => t))}::bigint[]) AS u(account, take)
+          WHERE b.tenant_id = ${c.tenantId} AND b.mode = ${c.mode} AND b.account = u.account`
+      })
+
+    /** Guarded rows kept one per account (escrow, sub-merchants). */
+    const applyRows = (changes: ReadonlyArray<GuardedChange>) =>
+      Effect.gen(function* () {
+        if (changes.length === 0) return
+        const update = (cs: ReadonlyArray<GuardedChange>) =>
+          sql<{ tenantId: string; mode: string; account: string }>`
+            UPDATE ledger_balances b SET balance_kobo = b.balance_kobo + c.delta, updated_at = now()
+            FROM unnest(${textArray(cs.map((c) => c.tenantId))}::text[], ${textArray(cs.map((c) => c.mode))}::text[],
+              ${textArray(cs.map((c) => c.account))}::text[], ${integerArray(cs.map((c) => c.deltaKobo))}::bigint[]) AS c(tenant_id, mode, account, delta)
+            WHERE b.tenant_id = c.tenant_id AND b.mode = c.mode AND b.account = c.account
+            RETURNING b.tenant_id, b.mode, b.account`
+        const key = (c: { tenantId: string; mode: string; account: string }) => `${c.tenantId}|${c.mode}|${c.account}`
         // Several rows: lock them in order first, so two steps that touch the same rows never deadlock.
         if (changes.length > 1) {
           yield* sql`SELECT 1 FROM ledger_balances b JOIN unnest(${textArray(changes.map((c) => c.tenantId))}::text[], ${textArray(changes.map((c) => c.mode))}::text[],
@@ -96,13 +144,34 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
             ${textArray(missing.map((c) => c.account))}::text[], ${integerArray(missing.map(() => 0))}::bigint[])
           ON CONFLICT (tenant_id, mode, account) DO NOTHING`
         yield* update(missing)
-      }).pipe(
-        Effect.catchAll((e) =>
-          isCheckViolation(e)
-            ? Effect.fail(new Overdrawn({ message: `posting would overdraw ${changes.map((c) => `${c.account} (${c.deltaKobo})`).join(", ")}` }))
-            : Effect.die(e))
+      })
+
+    /**
+     * Applies guarded changes in lock order (the available stripes sort before escrow and sub-merchant rows); a row that
+     * would go below zero fails with `Overdrawn`, and the caller's transaction rolls back with it. (Not INSERT .. ON
+     * CONFLICT DO UPDATE: Postgres checks the CHECK on the proposed row before it finds the conflict.)
+     */
+    const applyGuarded = (changes: ReadonlyArray<GuardedChange>): Effect.Effect<void, Overdrawn> =>
+      changes.length === 0
+        ? Effect.void
+        : Effect.gen(function* () {
+          for (const c of changes) {
+            if (c.account === GuardedBalance.available) yield* (c.deltaKobo > 0 ? raiseAvailable(c) : lowerAvailable(c))
+          }
+          yield* applyRows(changes.filter((c) => c.account !== GuardedBalance.available))
+        }).pipe(
+          Effect.catchAll((e) =>
+            e instanceof Overdrawn ? Effect.fail(e) : isCheckViolation(e) ? Effect.fail(overdrawn(changes)) : Effect.die(e))
+        )
+
+    /** The tenant's available balance: the sum of its stripes, locked when `lock` (a step about to lower it). */
+    const available = (scope: Scope, lock = false) =>
+      sql<{ account: string; balanceKobo: number }>`SELECT account, balance_kobo FROM ledger_balances
+        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND account = ANY(${stripeList}::text[])
+        ORDER BY account ${lock ? sql`FOR UPDATE` : sql``}`.pipe(
+        Effect.map((rows) => rows.reduce((sum, r) => sum + r.balanceKobo, 0)),
+        Effect.orDie
       )
-    }
 
     /**
      * One balanced journal and its guarded balances, inside the caller's transaction. Posting the same journal id again
@@ -133,6 +202,6 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
       return familyOf(account)?.kind === "liability" && sum !== 0 ? -sum : sum
     })
 
-    return { post, insertMany, applyGuarded, balance } as const
+    return { post, insertMany, applyGuarded, available, balance } as const
   })
 }) {}

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import type { Mode } from "../src/domain/Mode.js"
+import { AVAILABLE_STRIPES, GuardedBalance } from "../src/domain/Ledger.js"
 import { newId, newSecret } from "../src/domain/Ids.js"
 import { Forbidden, notFound } from "../src/contract/Problems.js"
 import { SecretBox } from "./Keys.js"
@@ -43,6 +44,10 @@ export class Tenants extends Effect.Service<Tenants>()("services/Tenants", {
           merchantId: newId(mode === "test" ? "m_test" : "m_live", 8),
           webhookSecretSealed: box.seal(newSecret(`whsk_${mode}`, 24))
         })}`
+        // The available balance's stripes exist from the start, so the deposit path never has to make one.
+        yield* sql`INSERT INTO ledger_balances ${sql.insert(Array.from({ length: AVAILABLE_STRIPES }, (_, n) => ({
+          tenantId: id, mode, account: GuardedBalance.availableStripe(n), balanceKobo: 0
+        })))}`
       }
       return id
     }, Effect.orDie)

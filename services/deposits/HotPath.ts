@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { insertFromJson } from "../../src/db/InsertFromJson.js"
 import { integerArray, textArray } from "../../src/db/PgArray.js"
 import { LedgerAccount } from "../../src/domain/Ledger.js"
+import type { Mode } from "../../src/domain/Mode.js"
 import type { ReversibleCredit, TableReads } from "../../src/domain/ReconcileBatch.js"
 import type { PriorCredit } from "../../src/domain/Reconciliation.js"
 import { DUPLICATE_WINDOW_MS } from "../../src/domain/Reconciliation.js"
@@ -170,14 +171,10 @@ export const makeHotPath = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Ou
           AND account = ANY(${textArray(accounts.map((a) => LedgerAccount.customerFunds(a.accountId)))}::text[])
         GROUP BY account`
       for (const f of funds) freeKobo.set(f.account.slice("customer_funds:".length), f.free)
-      const scopes = byKey(reversals, (d) => `${d.tenantId}|${d.mode}`)
-      for (const s of scopes) availableKobo.set(`${s.tenantId}|${s.mode}`, 0)
-      const balances = yield* sql<{ tenantId: string; mode: string; balanceKobo: number }>`
-        SELECT b.tenant_id, b.mode, b.balance_kobo FROM unnest(${textArray(scopes.map((s) => s.tenantId))}::text[], ${textArray(scopes.map((s) => s.mode))}::text[])
-          WITH ORDINALITY AS k(tenant_id, mode, ord)
-        JOIN ledger_balances b ON b.tenant_id = k.tenant_id AND b.mode = k.mode AND b.account = 'available'
-        ORDER BY k.ord FOR UPDATE OF b`
-      for (const b of balances) availableKobo.set(`${b.tenantId}|${b.mode}`, b.balanceKobo)
+      // Every stripe of the tenant's available balance, locked in order: the write lowers it.
+      for (const s of byKey(reversals, (d) => `${d.tenantId}|${d.mode}`)) {
+        availableKobo.set(`${s.tenantId}|${s.mode}`, yield* ledger.available({ tenantId: s.tenantId, mode: s.mode as Mode }, true))
+      }
       return { reversible, freeKobo, availableKobo }
     })
 

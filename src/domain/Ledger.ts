@@ -54,12 +54,17 @@ export const LedgerAccount = {
 } as const
 
 /**
- * The balance rows (`ledger_balances.account`) that guard what may never be overdrawn. `available` is the tenant's
- * available balance, what payouts may draw on: its free collections (minus the sum of every `customer_funds:*`) less its
- * payouts not failed (`payouts_drawn`). The others mirror their ledger account's natural balance.
+ * The balance rows (`ledger_balances.account`) that guard what may never be overdrawn. The tenant's available balance,
+ * what payouts may draw on (its free collections, minus the sum of every `customer_funds:*`, less its payouts not
+ * failed, `payouts_drawn`), is kept as up to `AVAILABLE_STRIPES` rows `available:<n>` whose sum it is, each never below
+ * zero: every deposit batch raises it, and one row per tenant would make the reconciler's partitions wait for each
+ * other's commits; a raise takes any stripe no one holds, a lowering locks them all. The others mirror their ledger
+ * account's natural balance.
  */
+export const AVAILABLE_STRIPES = 8
 export const GuardedBalance = {
   available: "available",
+  availableStripe: (n: number) => `available:${n}`,
   escrow: LedgerAccount.escrow,
   subMerchant: LedgerAccount.subMerchant
 } as const

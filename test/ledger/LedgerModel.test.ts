@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Deferred, Effect, Exit, Fiber } from "effect"
 import { Ledger } from "../../services/Ledger.js"
 import { Tenants } from "../../services/Tenants.js"
 import { LedgerAccount } from "../../src/domain/Ledger.js"
@@ -14,10 +14,12 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("the ledge
       sql<{ account: string; amountKobo: number }>`SELECT account, amount_kobo FROM ledger_entries
         WHERE tenant_id = ${tenantId} AND mode = 'test' AND journal_id = ${journalId} ORDER BY account`)
 
+  /** A guarded balance; `available` is the sum of the tenant's stripes. */
   const guarded = (tenantId: string, account: string) =>
     Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql<{ balanceKobo: number }>`SELECT balance_kobo FROM ledger_balances WHERE tenant_id = ${tenantId} AND mode = 'test' AND account = ${account}`
-    ).pipe(Effect.map((rows) => rows[0]?.balanceKobo ?? 0))
+      sql<{ balanceKobo: number }>`SELECT COALESCE(sum(balance_kobo), 0)::bigint AS balance_kobo FROM ledger_balances
+        WHERE tenant_id = ${tenantId} AND mode = 'test' AND (account = ${account} OR (${account} = 'available' AND account LIKE 'available:%'))`
+    ).pipe(Effect.map((rows) => rows[0]!.balanceKobo))
 
   it.effect("posting a journal twice leaves one; the database itself refuses a second copy", () =>
     Effect.gen(function* () {
@@ -70,6 +72,44 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("the ledge
         { account: LedgerAccount.escrow("va_none"), amountKobo: 1 }, { account: LedgerAccount.customerFunds("va_none"), amountKobo: -1 }
       ])))
       expect(Exit.isFailure(fresh)).toBe(true)
+      yield* assertLedgerInvariant
+    }))
+
+  it.effect("the available balance is striped: two steps raising it at once never wait for each other; lowering takes from every stripe; an overdraw fails", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const ledger = yield* Ledger
+      const t = yield* testTenant
+      const scope = { tenantId: t.tenantId, mode: "test" as const }
+      const credit = (journalId: string, amountKobo: number) =>
+        ledger.post(scope, journalId, [{ account: LedgerAccount.providerClearing, amountKobo }, { account: LedgerAccount.customerFunds("va_striped"), amountKobo: -amountKobo }])
+      // The first step holds its stripe until it commits; the second must finish meanwhile, on another stripe.
+      const holding = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const first = yield* Effect.fork(sql.withTransaction(Effect.gen(function* () {
+        yield* credit("test:stripe-1", 10_000)
+        yield* Deferred.succeed(holding, undefined)
+        yield* Deferred.await(release)
+      })))
+      yield* Deferred.await(holding)
+      const second = yield* sql.withTransaction(credit("test:stripe-2", 5_000)).pipe(Effect.timeout("5 seconds"), Effect.exit)
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(first)
+      expect(Exit.isSuccess(second)).toBe(true)
+      const stripes = yield* sql<{ account: string; balanceKobo: number }>`SELECT account, balance_kobo FROM ledger_balances
+        WHERE tenant_id = ${t.tenantId} AND mode = 'test' AND account LIKE 'available:%' ORDER BY account`
+      expect(stripes).toHaveLength(8)
+      expect(stripes.map((s) => s.balanceKobo).filter((b) => b > 0).sort((a, b) => a - b)).toEqual([5_000, 10_000])
+      expect(yield* ledger.available(scope)).toBe(15_000)
+
+      const payout = (journalId: string, amountKobo: number) =>
+        ledger.post(scope, journalId, [{ account: LedgerAccount.customerFunds("va_striped"), amountKobo }, { account: LedgerAccount.payoutsInTransit, amountKobo: -amountKobo }])
+      yield* sql.withTransaction(payout("test:stripe-out-1", 12_000))
+      expect(yield* ledger.available(scope)).toBe(3_000)
+      const over = yield* Effect.exit(sql.withTransaction(payout("test:stripe-out-2", 3_001)))
+      expect(Exit.isFailure(over) && JSON.stringify(over.cause).includes("Overdrawn")).toBe(true)
+      expect(yield* journal(t.tenantId, "test:stripe-out-2")).toEqual([])
+      expect(yield* ledger.available(scope)).toBe(3_000)
       yield* assertLedgerInvariant
     }))
 
