@@ -44,20 +44,7 @@ export const NatsLive = (servers: string, name = "collections-service"): Layer.L
           }),
         catch: (cause) => new NatsError({ message: `cannot connect to NATS at ${servers}: ${describe(cause)}`, cause })
       }),
-      // drain() flushes pending publishes and lets subscriptions finish; it rejects at once when the
-      // connection is down, and then close() is needed to stop the endless reconnect loop, which
-      // would otherwise keep the process alive.
-      // Bounded: a drain stuck behind an open pull consumer must not hold up shutdown.
-      (nc) =>
-        Effect.promise(() =>
-          nc.drain().then(
-            () => undefined,
-            () => nc.close().then(() => undefined, () => undefined)
-          )
-        ).pipe(
-          Effect.timeout("5 seconds"),
-          Effect.catchAll(() => Effect.promise(() => nc.close().then(() => undefined, () => undefined)))
-        )
+      closeQuietly
     )
   )
 
@@ -97,6 +84,11 @@ export interface NatsLinkOptions {
 
 const parseServers = (servers: string) => servers.split(",").map((s) => s.trim()).filter((s) => s !== "")
 
+/**
+ * drain() flushes pending publishes and lets subscriptions finish; it rejects at once when the connection is down, and
+ * then close() is needed to stop the endless reconnect loop, which would otherwise keep the process alive. Bounded: a
+ * drain stuck behind an open pull consumer must not hold up shutdown.
+ */
 const closeQuietly = (nc: NatsConnection) =>
   Effect.promise(() =>
     nc.drain().then(
