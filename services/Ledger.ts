@@ -71,29 +71,23 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
 
     /**
      * Raises the tenant's available balance on any stripe no other transaction holds (SKIP LOCKED), so concurrent
-     * deposit batches of one tenant never wait for each other's commits; a new stripe while there are fewer than
-     * AVAILABLE_STRIPES; only when every stripe is held, waits for one.
+     * deposit batches of one tenant never wait for each other's commits; only when every stripe is held, it waits for
+     * one. The stripes exist from the tenant's creation (Tenants.create, migration 0009).
      */
     const raiseAvailable = (c: GuardedChange) =>
       Effect.gen(function* () {
-        for (let attempt = 0; attempt < 3; attempt++) {
-          const raised = yield* sql<{ account: string }>`
-            UPDATE ledger_balances b SET balance_kobo = b.balance_kobo + ${c.deltaKobo}, updated_at = now()
-            WHERE b.tenant_id = ${c.tenantId} AND b.mode = ${c.mode} AND b.account = (
-              SELECT account FROM ledger_balances
-              WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ANY(${stripeList}::text[])
-              ORDER BY account LIMIT 1 FOR UPDATE SKIP LOCKED)
-            RETURNING b.account`
-          if (raised.length > 0) return
-          const [existing] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM ledger_balances
-            WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ANY(${stripeList}::text[])`
-          if (existing!.n >= AVAILABLE_STRIPES) break
-          const made = yield* sql`INSERT INTO ledger_balances (tenant_id, mode, account, balance_kobo)
-            VALUES (${c.tenantId}, ${c.mode}, ${STRIPES[existing!.n]!}, ${c.deltaKobo}) ON CONFLICT (tenant_id, mode, account) DO NOTHING RETURNING 1`
-          if (made.length > 0) return
-        }
-        yield* sql`UPDATE ledger_balances SET balance_kobo = balance_kobo + ${c.deltaKobo}, updated_at = now()
-          WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ${STRIPES[Math.floor(Math.random() * AVAILABLE_STRIPES)]!}`
+        const raised = yield* sql<{ account: string }>`
+          UPDATE ledger_balances b SET balance_kobo = b.balance_kobo + ${c.deltaKobo}, updated_at = now()
+          WHERE b.tenant_id = ${c.tenantId} AND b.mode = ${c.mode} AND b.account = (
+            SELECT account FROM ledger_balances
+            WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ANY(${stripeList}::text[])
+            ORDER BY account LIMIT 1 FOR UPDATE SKIP LOCKED)
+          RETURNING b.account`
+        if (raised.length > 0) return
+        const waited = yield* sql<{ account: string }>`UPDATE ledger_balances SET balance_kobo = balance_kobo + ${c.deltaKobo}, updated_at = now()
+          WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ${STRIPES[Math.floor(Math.random() * AVAILABLE_STRIPES)]!}
+          RETURNING account`
+        if (waited.length === 0) return yield* Effect.dieMessage(`tenant ${c.tenantId} (${c.mode}) has no available-balance stripes`)
       })
 
     /** Lowers the available balance: every stripe locked (in order), each taken down to at most zero, or `Overdrawn`. */

@@ -83,8 +83,9 @@ export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/
             const active = batch.accounts.has(t.account.id) ? t.account.firstActivityAt ?? txNow : t.account.firstActivityAt
             accountAfter = { ...t.account, amountPaidKobo: outcome.amountPaidAfterKobo!, firstActivityAt: active }
           }
-          // The event shows the deposit as decided, before any later reversal of the same batch.
-          const asDecided = transactionRowOf(t.inbox, t.account, outcome, new Date(t.deposit.paidAtMs))
+          // The event shows the deposit as decided, before any later reversal of the same batch took from it.
+          const stored = transactions[i]!
+          const asDecided = stored.reversedKobo === 0 ? stored : { ...stored, reversedKobo: 0, status: outcome.status }
           return depositEvents(t.inbox, t.account, outcome, insertedTransactionRow(asDecided, outcome, txNow), accountAfter)
         })
         yield* hot.write({

@@ -7,27 +7,18 @@ import { Keys } from "../../services/Keys.js"
 import { expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { eventBody, testTenant } from "../support/Pipeline.js"
 import { captureLogs, makeWebhooksTestApp } from "../support/Webhooks.js"
-import { apiToken, call, makeTestApp, signup } from "../support/TestApp.js"
+import { apiToken, call, makeTestApp, signup, sharedTenant } from "../support/TestApp.js"
 
 const VA = "/api/v1/virtual-accounts"
 
 /** A raw request with any content type and headers, answered as status, content type, headers and parsed body. */
 const raw = (method: "GET" | "POST", url: string, opts: { body?: string; contentType?: string; headers?: Record<string, string>; token?: string } = {}) =>
-  Effect.gen(function* () {
-    const client = yield* HttpClient.HttpClient
-    let req = HttpClientRequest.make(method)(url).pipe(HttpClientRequest.setHeaders(opts.headers ?? {}))
-    if (opts.token) req = HttpClientRequest.bearerToken(req, opts.token)
-    if (opts.body !== undefined) req = HttpClientRequest.bodyText(req, opts.body, opts.contentType ?? "application/json")
-    const res = yield* client.execute(req)
-    const text = yield* res.text
-    let body: any = text
-    try {
-      body = text === "" ? null : JSON.parse(text)
-    } catch {
-      body = text
-    }
-    return { status: res.status, contentType: res.headers["content-type"] ?? "", headers: res.headers, body }
-  }).pipe(Effect.scoped, Effect.orDie)
+  call(method, url, {
+    ...(opts.body !== undefined ? { rawBody: opts.body } : {}),
+    ...(opts.contentType !== undefined ? { contentType: opts.contentType } : {}),
+    ...(opts.headers !== undefined ? { headers: opts.headers } : {}),
+    ...(opts.token !== undefined ? { token: opts.token } : {})
+  })
 
 /** Internal schema names and schema-library words a client must never read in a message. */
 const INTERNAL = /CreateVirtualAccount|PositiveKobo|\bKobo\b|Brand|brand|Struct|Refinement|Transformation|filter|<suspended>|readonly|\{ /
@@ -39,13 +30,7 @@ const expectPlain = (r: { body: any }) => {
 }
 
 layer(makeTestApp({ workers: false }), { timeout: 60_000 })("API conventions", (it) => {
-  const tenant = Effect.cached(
-    Effect.gen(function* () {
-      const { ownerToken } = yield* signup()
-      const { token } = yield* apiToken(ownerToken, "test")
-      return { ownerToken, token }
-    })
-  ).pipe(Effect.runSync)
+  const tenant = sharedTenant()
 
   it.effect("an unknown body field is 400 unknown_field naming it, and nothing is created", () =>
     Effect.gen(function* () {

@@ -3,19 +3,13 @@ import { Effect } from "effect"
 import { SignJWT } from "jose"
 import * as crypto from "node:crypto"
 import { expectProblem, expectStatus } from "../support/ApiHelpers.js"
-import { apiToken, call, makeTestApp, signup } from "../support/TestApp.js"
+import { call, makeTestApp, sharedTenant } from "../support/TestApp.js"
 
 const VA = "/api/v1/virtual-accounts"
 
 layer(makeTestApp({ workers: false }), { timeout: 60_000 })("errors are problem+json", (it) => {
   // One tenant and test token for the whole file: every case here is a refusal, nothing is stored.
-  const tenant = Effect.cached(
-    Effect.gen(function* () {
-      const { ownerToken } = yield* signup()
-      const { token } = yield* apiToken(ownerToken, "test")
-      return { ownerToken, token }
-    })
-  ).pipe(Effect.runSync)
+  const tenant = sharedTenant()
 
   it.effect.each([
     ["a float (naira with kobo)", 1500.5],

@@ -99,17 +99,25 @@ export const makeTestApp = <E = never, R = never>(
 export interface Answer {
   readonly status: number
   readonly contentType: string
+  readonly headers: Readonly<Record<string, string>>
   readonly body: any
 }
 
-/** Raw HTTP calls, so tests see exact statuses and content types. */
-export const call = (method: "GET" | "POST" | "PUT" | "DELETE", url: string, opts: { token?: string; json?: unknown; rawBody?: string } = {}) =>
+/**
+ * Raw HTTP calls, so tests see exact statuses, headers and content types. `rawBody` goes as it is, with `contentType`
+ * (application/json unless given).
+ */
+export const call = (
+  method: "GET" | "POST" | "PUT" | "DELETE",
+  url: string,
+  opts: { token?: string; json?: unknown; rawBody?: string; contentType?: string; headers?: Record<string, string> } = {}
+) =>
   Effect.gen(function* () {
     const client = yield* HttpClient.HttpClient
-    let req = HttpClientRequest.make(method)(url)
+    let req = HttpClientRequest.make(method)(url).pipe(HttpClientRequest.setHeaders(opts.headers ?? {}))
     if (opts.token) req = HttpClientRequest.bearerToken(req, opts.token)
     if (opts.json !== undefined) req = HttpClientRequest.bodyUnsafeJson(req, opts.json)
-    if (opts.rawBody !== undefined) req = HttpClientRequest.bodyText(req, opts.rawBody, "application/json")
+    if (opts.rawBody !== undefined) req = HttpClientRequest.bodyText(req, opts.rawBody, opts.contentType ?? "application/json")
     const res = yield* client.execute(req)
     const text = yield* res.text
     let body: any = text
@@ -118,8 +126,18 @@ export const call = (method: "GET" | "POST" | "PUT" | "DELETE", url: string, opt
     } catch {
       body = text
     }
-    return { status: res.status, contentType: res.headers["content-type"] ?? "", body } satisfies Answer
+    return { status: res.status, contentType: res.headers["content-type"] ?? "", headers: res.headers, body } satisfies Answer
   }).pipe(Effect.scoped, Effect.orDie)
+
+/** One signed-up tenant and a test API token, made on first use and shared by a test file's cases. */
+export const sharedTenant = () =>
+  Effect.cached(
+    Effect.gen(function* () {
+      const { ownerToken } = yield* signup()
+      const { token } = yield* apiToken(ownerToken, "test")
+      return { ownerToken, token }
+    })
+  ).pipe(Effect.runSync)
 
 
 /** Signs up a tenant and returns its Owner's dashboard token (live mode) and ids. */
