@@ -9,6 +9,7 @@ import m0007 from "./0007_unambiguous_keys.js"
 import m0008 from "./0008_verbatim_json.js"
 import m0009 from "./0009_ledger_model.js"
 import m0010 from "./0010_consumer_runner.js"
+import m0011 from "./0011_money_out.js"
 
 /** Forward-only, numbered; never edit one that has landed. Loaded by Migrator.fromRecord. */
 export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = {
@@ -21,5 +22,6 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = 
   "0007_unambiguous_keys": m0007,
   "0008_verbatim_json": m0008,
   "0009_ledger_model": m0009,
-  "0010_consumer_runner": m0010
+  "0010_consumer_runner": m0010,
+  "0011_money_out": m0011
 }

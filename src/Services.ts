@@ -8,7 +8,17 @@ import { KeysLayer } from "../services/Keys.js"
 import { Ledger } from "../services/Ledger.js"
 import { Outbox } from "../services/Outbox.js"
 import type { BankProvider } from "../services/provider/BankProvider.js"
+import { SandboxFaults } from "../services/provider/SandboxFaults.js"
 import { SandboxProviderLive } from "../services/provider/SandboxProvider.js"
+import { SandboxReporterLive } from "../services/provider/SandboxReporter.js"
+import { Holds } from "../services/transfers/Holds.js"
+import { HoldStore } from "../services/transfers/HoldStore.js"
+import { TransferOutcomes } from "../services/transfers/Outcomes.js"
+import { PayoutCaps } from "../services/transfers/PayoutCaps.js"
+import { Payouts } from "../services/transfers/Payouts.js"
+import { Refunds } from "../services/transfers/Refunds.js"
+import { TransferCompleterLive, TransferDispatch } from "../services/transfers/TransferDispatch.js"
+import { TransferStore } from "../services/transfers/TransferStore.js"
 import { Tenants } from "../services/Tenants.js"
 import { Tokens } from "../services/Tokens.js"
 import { Transactions } from "../services/Transactions.js"
@@ -50,19 +60,30 @@ export const BusesLive = Layer.unwrapEffect(
 
 /** Every domain service and the buses, given AppConfig and a migrated SqlClient. */
 export const makeServices = <E, R>(provider: Layer.Layer<BankProvider, E, R>) =>
-  Layer.mergeAll(Receiver.Default, Reconciler.Default, Reviews.Default).pipe(
-    Layer.provideMerge(Layer.mergeAll(Users.Default, ApiKeys.Default, VirtualAccounts.Default, Inbox.Default, Transactions.Default, Ledger.Default, Outbox.Default)),
+  Refunds.Default.pipe(
+    Layer.provideMerge(Layer.mergeAll(Payouts.Default, Holds.Default)),
+    Layer.provideMerge(Layer.mergeAll(Receiver.Default, Reconciler.Default, Reviews.Default, TransferDispatch.Default)),
+    Layer.provideMerge(TransferOutcomes.Default),
+    Layer.provideMerge(Layer.mergeAll(
+      Users.Default, ApiKeys.Default, VirtualAccounts.Default, Inbox.Default, Transactions.Default, Ledger.Default, Outbox.Default,
+      TransferStore.Default, HoldStore.Default, PayoutCaps.Default
+    )),
     Layer.provideMerge(Layer.mergeAll(Tenants.Default, Tokens.Default, provider, BusesLive)),
-    Layer.provideMerge(KeysLayer)
+    Layer.provideMerge(Layer.mergeAll(KeysLayer, SandboxFaults.Default))
   )
 
 export const ServicesLive = makeServices(SandboxProviderLive)
 
 /** The workers downstream of the reconciler, and the upkeep: what the main thread runs when the reconciler has a thread of its own. */
-export const DownstreamWorkersLive = Layer.mergeAll(InboxSweeperLive, OutboxRelayLive, WebhookDispatcherLive, TableStatsKeeperLive)
+export const DownstreamWorkersLive = Layer.mergeAll(
+  InboxSweeperLive, OutboxRelayLive, WebhookDispatcherLive, TableStatsKeeperLive, TransferCompleterLive, SandboxReporterLive
+)
 
 /** The reconciler alone: what the reconciler's thread runs. */
 export const ReconcilerLive = ReconcilerWorkersLive
 
-/** The long-running fibers: the reconciler, the inbox sweeper, the outbox relay, webhook dispatch and table statistics. */
+/**
+ * The long-running fibers: the reconciler, the inbox sweeper, the outbox relay, webhook dispatch, table statistics, the
+ * transfer completer and the sandbox provider's outcome reports.
+ */
 export const WorkersLive = Layer.merge(ReconcilerLive, DownstreamWorkersLive)

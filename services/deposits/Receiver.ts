@@ -4,6 +4,8 @@ import { DepositBus } from "../../streams/DepositBus.js"
 import { AppConfigTag } from "../../src/Config.js"
 import { BadRequest, NotFound, Unauthorized } from "../../src/contract/Problems.js"
 import { type ProviderCredentials, Tenants } from "../Tenants.js"
+import { TransferOutcomes } from "../transfers/Outcomes.js"
+import { isTransferOutcomeEvent, TRANSFER_OUTCOME_EVENTS, TransferOutcomeEvent } from "../transfers/TransferEvent.js"
 import { Inbox } from "./Inbox.js"
 import { decodeSandboxEventFast, INFLOW_EVENT, REVERSAL_EVENT, SandboxEvent, verifySandboxSignature } from "./SandboxEvent.js"
 
@@ -72,6 +74,7 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
     const tenants = yield* Tenants
     const inbox = yield* Inbox
     const bus = yield* DepositBus
+    const outcomes = yield* TransferOutcomes
 
     /**
      * Group commit: the events that arrive together share ONE inbox statement (which also tells which NUBANs are
@@ -169,13 +172,34 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
         return creds
       })
 
+    const poison = (provider: string, reason: string, rawBody: string) =>
+      sql`INSERT INTO poison_messages ${sql.insert({ source: "receiver", subject: provider, streamSeq: null, reason, payload: rawBody.slice(0, 8000) })}`.pipe(Effect.orDie)
+
+    /**
+     * The provider's report on a transfer we sent (outbound): applied at once, in one transaction, before the answer
+     * (TransferOutcomes); `duplicate` when that outcome was already applied, `ignored` for a reference we never sent.
+     */
+    const transferOutcome = (creds: ProviderCredentials, record: Record<string, unknown>, rawBody: string) =>
+      Effect.gen(function* () {
+        const decoded = Schema.decodeUnknownEither(TransferOutcomeEvent)(record)
+        if (Either.isLeft(decoded)) {
+          yield* poison(creds.provider, "signed transfer outcome failed validation", rawBody)
+          yield* Effect.logError(`signed ${creds.provider} transfer outcome ${String(record.sessionId)} failed validation; recorded in poison_messages`)
+          return { result: "ignored" as const, reference: typeof record.sessionId === "string" ? record.sessionId : null }
+        }
+        const e = decoded.right
+        const result = yield* outcomes.apply({ tenantId: creds.tenantId, mode: creds.mode }, e.reference, TRANSFER_OUTCOME_EVENTS[e.event]!, e.sessionId, e.reason)
+        return { result, reference: e.sessionId }
+      })
+
     const receive = Effect.fn("Receiver.receive")(function* (provider: string, rawBody: string, signature: string | undefined) {
       const record = yield* parseWebhook(provider, rawBody)
       const creds = yield* credentialsFor(record.merchantId)
       if (!signedBy(creds, provider, record, signature)) return yield* badSignature()
+      if (isTransferOutcomeEvent(record.event)) return yield* transferOutcome(creds, record, rawBody)
       const decoded = decodeEvent(record)
       if (decoded._tag === "Left") {
-        yield* sql`INSERT INTO poison_messages ${sql.insert({ source: "receiver", subject: provider, streamSeq: null, reason: "signed event failed validation", payload: rawBody.slice(0, 8000) })}`.pipe(Effect.orDie)
+        yield* poison(provider, "signed event failed validation", rawBody)
         yield* Effect.logError(`signed ${provider} event ${String(record.sessionId)} failed validation; recorded in poison_messages`)
         return { result: "ignored" as const, reference: typeof record.sessionId === "string" ? record.sessionId : null }
       }
@@ -196,6 +220,8 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
         return true
       }
       const record = parsed.right
+      // Outcomes of our own transfers take the full path: they are rare and apply in a transaction of their own.
+      if (isTransferOutcomeEvent(record.event)) return false
       const creds = cachedCredentials(record.merchantId, Date.now())
       if (creds === undefined) return false
       if (!signedBy(creds, provider, record, signature)) {

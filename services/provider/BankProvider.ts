@@ -1,4 +1,4 @@
-import { Context, Data, type Effect } from "effect"
+import { Context, Data, type Effect, type Option } from "effect"
 import type { Mode } from "../../src/domain/Mode.js"
 
 export interface ProvisionRequest {
@@ -22,14 +22,52 @@ export interface NameEnquiryResult {
   readonly accountName: string
 }
 
+export interface ProviderBank {
+  readonly name: string
+  readonly code: string
+}
+
+export interface TransferRequest {
+  readonly merchantId: string
+  readonly mode: Mode
+  /** Our reference (the transfer's merchantTxRef): the provider's idempotency key, so one reference pays at most once. */
+  readonly reference: string
+  readonly amountKobo: number
+  readonly accountNumber: string
+  readonly bankCode: string
+  readonly accountName: string
+  readonly narration: string | null
+}
+
+/** The provider's own view of a transfer it accepted. */
+export interface ProviderTransfer {
+  readonly providerReference: string
+  readonly status: "Processing" | "Successful" | "Failed" | "Reversed"
+  readonly reason: string | null
+}
+
+/** The provider could not be reached or answered 5xx, or did not answer in time: the outcome of the call is unknown. */
 export class ProviderError extends Data.TaggedError("ProviderError")<{ readonly provider: string; readonly reason: string }> {}
+/** Name enquiry: a valid account number the bank does not know. */
 export class AccountNotFound extends Data.TaggedError("AccountNotFound")<{ readonly accountNumber: string; readonly bankCode: string }> {}
+/** Name enquiry: an account number that fails the NUBAN check digit, or a bank code no bank has. */
+export class InvalidBankAccount extends Data.TaggedError("InvalidBankAccount")<{ readonly accountNumber: string; readonly bankCode: string; readonly reason: string }> {}
+/** The provider refused a transfer outright (nothing was sent): the transfer has failed. */
+export class TransferRejected extends Data.TaggedError("TransferRejected")<{ readonly reason: string }> {}
 
 /** The port every bank provider adapter implements. The built-in `sandbox` adapter is always present. */
 export interface BankProviderShape {
   readonly name: string
   readonly createVirtualAccount: (req: ProvisionRequest) => Effect.Effect<ProvisionedAccount, ProviderError>
-  readonly nameEnquiry: (accountNumber: string, bankCode: string) => Effect.Effect<NameEnquiryResult, ProviderError | AccountNotFound>
+  readonly listBanks: () => Effect.Effect<ReadonlyArray<ProviderBank>, ProviderError>
+  readonly nameEnquiry: (accountNumber: string, bankCode: string) => Effect.Effect<NameEnquiryResult, ProviderError | AccountNotFound | InvalidBankAccount>
+  /**
+   * Sends a transfer. Idempotent on (merchantId, reference): the same reference never pays twice. The answer is the
+   * provider's state right after accepting (usually Processing: the outcome comes later by webhook).
+   */
+  readonly transfer: (req: TransferRequest) => Effect.Effect<ProviderTransfer, ProviderError | TransferRejected>
+  /** The provider's state of a transfer by our reference; none when it never received it. */
+  readonly transferStatus: (merchantId: string, reference: string) => Effect.Effect<Option.Option<ProviderTransfer>, ProviderError>
 }
 
 export class BankProvider extends Context.Tag("services/BankProvider")<BankProvider, BankProviderShape>() {}

@@ -3,6 +3,7 @@ import { ApiKeys } from "../../services/ApiKeys.js"
 import { KeysLayer } from "../../services/Keys.js"
 import { Tenants } from "../../services/Tenants.js"
 import { Tokens } from "../../services/Tokens.js"
+import { PayoutCaps } from "../../services/transfers/PayoutCaps.js"
 import { appConfig, AppConfigTag } from "../Config.js"
 import { DatabaseMigrated } from "../db/Database.js"
 import { asCliFailure, CliFailure } from "./Command.js"
@@ -26,7 +27,7 @@ export const CliLoggingLive = Layer.unwrapEffect(
  * What the tenant and key commands use: the migrated database (DATABASE_URL, or the embedded Postgres a running
  * service serves under DATA_DIR, or one started for this command) and the services that own those tables.
  */
-export const OperatorServicesLive = Layer.mergeAll(ApiKeys.Default).pipe(
+export const OperatorServicesLive = Layer.mergeAll(ApiKeys.Default, PayoutCaps.Default).pipe(
   Layer.provideMerge(Layer.mergeAll(Tenants.Default, Tokens.Default)),
   Layer.provideMerge(KeysLayer),
   Layer.provideMerge(DatabaseMigrated("cli"))

@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { type OnboardingStatus, Tenants } from "../../services/Tenants.js"
+import { PayoutCaps } from "../../services/transfers/PayoutCaps.js"
+import type { Mode } from "../domain/Mode.js"
 import type { OptionSpec } from "./Args.js"
 import { CliFailure, type Command } from "./Command.js"
 import { withOperatorServices } from "./Env.js"
@@ -87,4 +89,34 @@ const decide = (status: Extract<OnboardingStatus, "Approved" | "Rejected">, verb
     )
 })
 
-export const tenantsCommands: ReadonlyArray<Command> = [list, create, decide("Approved", "approve"), decide("Rejected", "reject")]
+const setPayoutCap: Command = {
+  path: ["tenants", "set-payout-cap"],
+  summary: "set a tenant's daily payout cap for a mode (integer kobo per Africa/Lagos day)",
+  positionals: ["tenantId"],
+  options: [
+    { name: "mode", kind: "value", valueName: "test|live", description: "the mode the cap applies to", choices: ["test", "live"], required: true },
+    { name: "daily-kobo", kind: "value", valueName: "N", description: "the cap in integer kobo (1 naira = 100 kobo), 0 to stop payouts", required: true }
+  ],
+  details: "Applies to today's remaining payouts at once. The default is 500000000 kobo (5,000,000.00 NGN). A tenant reads it at GET /api/v1/balance.",
+  run: (args) =>
+    withOperatorServices(
+      Effect.gen(function* () {
+        const tenantId = args.positionals[0]!
+        const mode = args.values.get("mode") as Mode
+        const raw = args.values.get("daily-kobo")!
+        const kobo = Number(raw)
+        if (!/^\d+$/.test(raw) || !Number.isSafeInteger(kobo)) {
+          return yield* new CliFailure({ message: `--daily-kobo must be a whole number of kobo (1 naira = 100 kobo), got ${JSON.stringify(raw)}` })
+        }
+        const tenant = yield* existingTenant(tenantId)
+        const caps = yield* PayoutCaps
+        const before = yield* caps.capOf({ tenantId, mode })
+        yield* caps.setDailyCap({ tenantId, mode }, kobo)
+        yield* Effect.flatMap(Tenants, (t) =>
+          t.audit({ tenantId, mode, actor: OPERATOR_ACTOR, action: "payout_cap.set", subject: tenantId, details: { dailyCapKobo: kobo, previous: before } }))
+        yield* printLine(`${tenant.id} (${mode}): daily payout cap ${kobo} kobo (was ${before})`)
+      })
+    )
+}
+
+export const tenantsCommands: ReadonlyArray<Command> = [list, create, decide("Approved", "approve"), decide("Rejected", "reject"), setPayoutCap]

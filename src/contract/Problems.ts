@@ -17,6 +17,12 @@ export const PROBLEM_CODES = {
   account_ref_required: 400,
   account_ref_not_applicable: 400,
   unknown_starting_after: 400,
+  invalid_bank_account: 400,
+  reserved_reference: 400,
+  no_refundable_surplus: 400,
+  nothing_available: 400,
+  destination_missing: 400,
+  hold_exceeds_available: 400,
   // 401
   unauthorized: 401,
   missing_token: 401,
@@ -42,6 +48,9 @@ export const PROBLEM_CODES = {
   transaction_not_found: 404,
   webhook_endpoint_not_found: 404,
   webhook_delivery_not_found: 404,
+  transfer_not_found: 404,
+  hold_not_found: 404,
+  bank_account_not_found: 404,
   // 405
   method_not_allowed: 405,
   // 409
@@ -51,12 +60,18 @@ export const PROBLEM_CODES = {
   email_taken: 409,
   not_pending_review: 409,
   webhook_delivery_succeeded: 409,
+  refund_in_progress: 409,
+  hold_not_active: 409,
   // 413
   payload_too_large: 413,
   // 415
   unsupported_media_type: 415,
   // 422
   unprocessable: 422,
+  account_name_mismatch: 422,
+  insufficient_balance: 422,
+  daily_payout_cap_exceeded: 422,
+  recipient_not_found: 422,
   // 500
   internal_error: 500,
   // 501
@@ -111,13 +126,18 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
 export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", fieldsOf("Forbidden"), annotations("Forbidden")) {}
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", fieldsOf("NotFound"), annotations("NotFound")) {}
 export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", fieldsOf("Conflict"), annotations("Conflict")) {}
-export class Unprocessable extends Schema.TaggedError<Unprocessable>()("Unprocessable", fieldsOf("Unprocessable"), annotations("Unprocessable")) {}
+/** A 422 may say how much is left (`remainingKobo`: of the daily payout cap, or of the available balance). */
+export class Unprocessable extends Schema.TaggedError<Unprocessable>()(
+  "Unprocessable",
+  { ...fieldsOf("Unprocessable"), remainingKobo: Schema.optional(Schema.Int) },
+  annotations("Unprocessable")
+) {}
 export class NotImplemented extends Schema.TaggedError<NotImplemented>()("NotImplemented", fieldsOf("NotImplemented"), annotations("NotImplemented")) {}
 export class BadGateway extends Schema.TaggedError<BadGateway>()("BadGateway", fieldsOf("BadGateway"), annotations("BadGateway")) {}
 export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", fieldsOf("ServiceUnavailable"), annotations("ServiceUnavailable")) {}
 
 /** The things a 404 can name; each has its `<thing>_not_found` code above. */
-export type Findable = "tenant" | "api key" | "virtual account" | "transaction" | "webhook endpoint" | "webhook delivery"
+export type Findable = "tenant" | "api key" | "virtual account" | "transaction" | "webhook endpoint" | "webhook delivery" | "transfer" | "hold"
 
 /** `startingAfter` names no item of the list (in this tenant and mode). */
 export const unknownStartingAfter = (key: string, value: string) =>

@@ -17,7 +17,8 @@ export const ProblemDetails = Schema.Struct({
   code: Schema.String,
   message: Schema.String,
   instance: Schema.optional(Schema.String),
-  errors: Schema.optional(Schema.Array(FieldError))
+  errors: Schema.optional(Schema.Array(FieldError)),
+  remainingKobo: Schema.optional(Schema.Int)
 }).annotations({ identifier: "ProblemDetails" })
 
 const DEFAULT_CODES: Record<number, [string, string]> = {
@@ -83,7 +84,10 @@ const fromBody = (status: number, body: Record<string, unknown> | undefined, req
     return { code: "validation_failed", message: `Invalid request. ${message}`, errors }
   }
   if (typeof body?.code === "string" && typeof body?.message === "string") {
-    return { code: body.code, message: body.message, ...(Array.isArray(body.errors) ? { errors: body.errors } : {}) }
+    return {
+      code: body.code, message: body.message, ...(Array.isArray(body.errors) ? { errors: body.errors } : {}),
+      ...(typeof body.remainingKobo === "number" ? { remainingKobo: body.remainingKobo } : {})
+    }
   }
   if (status === 404) return { code: fallback[0], message: `No route for ${req.method} ${req.url.split("?")[0]}.` }
   return { code: fallback[0], message: fallback[1] }
@@ -108,7 +112,13 @@ const rewriteToProblem: HttpApp.PreResponseHandler = (req, res) => {
 /** The problem document for a status and its code and message; `url` gives the `instance` (query left out). */
 export const problemDocument = (
   status: number,
-  detail: { readonly code: string; readonly message: string; readonly errors?: ReadonlyArray<{ readonly path: string; readonly message: string }> },
+  detail: {
+    readonly code: string
+    readonly message: string
+    readonly errors?: ReadonlyArray<{ readonly path: string; readonly message: string }>
+    /** A 422 of money out: how much is left (of the daily payout cap). */
+    readonly remainingKobo?: number
+  },
   url: string
 ) => ({
   type: `urn:collections:problem:${detail.code}`,
@@ -117,6 +127,7 @@ export const problemDocument = (
   code: detail.code,
   message: detail.message,
   ...(detail.errors ? { errors: detail.errors } : {}),
+  ...(detail.remainingKobo !== undefined ? { remainingKobo: detail.remainingKobo } : {}),
   instance: url.split("?")[0]
 })
 

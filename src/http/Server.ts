@@ -5,8 +5,9 @@ import { Api } from "./Api.js"
 import { AuthHandlers, DashboardHandlers, DashboardPublicHandlers } from "./handlers/AuthHandlers.js"
 import {
   BillingHandlers, CheckoutHandlers, CheckoutPublicHandlers, CopilotHandlers, FlowsHandlers, InsightsHandlers, RulesHandlers,
-  SettingsHandlers, SettlementsHandlers, SubMerchantsHandlers, TransfersHandlers
+  SettingsHandlers, SubMerchantsHandlers
 } from "./handlers/LaterHandlers.js"
+import { SettlementsHandlers, TransfersHandlers } from "./handlers/MoneyOutHandlers.js"
 import { ReceiverHandlers, SandboxHandlers, TransactionsHandlers } from "./handlers/DepositHandlers.js"
 import { HealthHandlers } from "./handlers/HealthHandlers.js"
 import { WebhookEndpointsHandlers } from "./handlers/WebhookEndpointHandlers.js"

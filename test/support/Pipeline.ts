@@ -118,7 +118,10 @@ export const waitForInboxDrained = Effect.gen(function* () {
  *    (settlement journals `stl:`) + what a late reversal posted to tenant_receivable for it;
  * 4. every guarded balance row equals its entries: `available` (the sum of its stripes) = -(every customer_funds +
  *    payouts_drawn) of the tenant
- *    and mode; `escrow:<va>` and `sub_merchant:<id>` their own natural balance; an account with entries and no row is 0.
+ *    and mode; `escrow:<va>` and `sub_merchant:<id>` their own natural balance; an account with entries and no row is 0;
+ * 5. money out: payouts_in_transit and refunds_in_transit hold exactly the transfers still Pending or Processing,
+ *    payouts_drawn the payouts not failed or reversed; each day's payout counter is the sum of that day's payouts not
+ *    failed, never over its cap; an account's escrow is the sum of its active holds (for accounts with holds).
  * Returns how many virtual accounts it checked.
  */
 export const assertLedgerInvariant = Effect.gen(function* () {
@@ -173,5 +176,42 @@ export const assertLedgerInvariant = Effect.gen(function* () {
     ) b ON b.tenant_id = s.tenant_id AND b.mode = s.mode AND b.account = s.account`
   const drift = guarded.filter((g) => g.row !== g.entries)
   if (drift.length > 0) return yield* fail("guarded balance rows disagree with their entries", drift)
+
+  // 5. Money out: what each transfer state says is where the ledger has it.
+  const inTransit = yield* sql<{ tenantId: string; mode: string; account: string; ledger: number; transfers: number }>`
+    WITH t AS (
+      SELECT tenant_id, mode, CASE WHEN source = 'refund' THEN 'refunds_in_transit' WHEN source = 'settlement' THEN 'settlement' ELSE 'payouts_in_transit' END AS account,
+        sum(amount_kobo) FILTER (WHERE status IN ('Pending', 'Processing')) AS open,
+        sum(amount_kobo) FILTER (WHERE status IN ('Pending', 'Processing', 'Successful')) AS drawn
+      FROM transfers GROUP BY 1, 2, 3
+    ), l AS (
+      SELECT tenant_id, mode, account, sum(amount_kobo) AS sum FROM ledger_entries
+      WHERE account IN ('payouts_in_transit', 'refunds_in_transit', 'payouts_drawn') GROUP BY 1, 2, 3
+    )
+    SELECT COALESCE(t.tenant_id, l.tenant_id) AS tenant_id, COALESCE(t.mode, l.mode) AS mode, COALESCE(t.account, l.account) AS account,
+      COALESCE(CASE WHEN COALESCE(t.account, l.account) = 'payouts_drawn' THEN l.sum ELSE -l.sum END, 0)::bigint AS ledger,
+      COALESCE(t.open, 0)::bigint AS transfers
+    FROM t FULL JOIN l ON l.tenant_id = t.tenant_id AND l.mode = t.mode AND l.account = t.account
+    WHERE COALESCE(t.account, l.account) IN ('payouts_in_transit', 'refunds_in_transit')
+    UNION ALL
+    SELECT l.tenant_id, l.mode, 'payouts_drawn', l.sum::bigint, COALESCE((SELECT sum(amount_kobo) FROM transfers x WHERE x.tenant_id = l.tenant_id AND x.mode = l.mode
+        AND x.source IN ('api', 'dashboard') AND x.status IN ('Pending', 'Processing', 'Successful')), 0)::bigint
+    FROM l WHERE l.account = 'payouts_drawn'`
+  const transitOff = inTransit.filter((r) => r.ledger !== r.transfers)
+  if (transitOff.length > 0) return yield* fail("in-transit and drawn accounts disagree with the transfers' states", transitOff)
+  const capOff = yield* sql<{ tenantId: string; day: string; used: number; payouts: number }>`
+    SELECT d.tenant_id, d.day::text AS day, d.used_kobo AS used, COALESCE((SELECT sum(amount_kobo) FROM transfers x WHERE x.tenant_id = d.tenant_id
+      AND x.mode = d.mode AND x.cap_day = d.day AND x.status <> 'Failed'), 0)::bigint AS payouts
+    FROM payout_days d WHERE d.used_kobo <> COALESCE((SELECT sum(amount_kobo) FROM transfers x WHERE x.tenant_id = d.tenant_id
+      AND x.mode = d.mode AND x.cap_day = d.day AND x.status <> 'Failed'), 0) OR d.used_kobo > d.cap_kobo`
+  if (capOff.length > 0) return yield* fail("a day's payout counter disagrees with its payouts", capOff)
+  const holdsOff = yield* sql<{ virtualAccountId: string; held: number; escrow: number }>`
+    SELECT h.virtual_account_id, sum(h.held_kobo) FILTER (WHERE h.status = 'Held')::bigint AS held,
+      COALESCE((SELECT -sum(e.amount_kobo) FROM ledger_entries e WHERE e.tenant_id = h.tenant_id AND e.mode = h.mode
+        AND e.account = 'escrow:' || h.virtual_account_id), 0)::bigint AS escrow
+    FROM holds h GROUP BY h.tenant_id, h.mode, h.virtual_account_id
+    HAVING COALESCE(sum(h.held_kobo) FILTER (WHERE h.status = 'Held'), 0) <> COALESCE((SELECT -sum(e.amount_kobo) FROM ledger_entries e
+      WHERE e.tenant_id = h.tenant_id AND e.mode = h.mode AND e.account = 'escrow:' || h.virtual_account_id), 0)`
+  if (holdsOff.length > 0) return yield* fail("escrow disagrees with the account's active holds", holdsOff)
   return figures.length
 })

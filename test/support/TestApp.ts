@@ -13,6 +13,21 @@ import { deleteTopology } from "../../streams/JetStream.js"
 import { NatsLive } from "../../streams/Nats.js"
 import { tempDir } from "./Processes.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "./TestDatabase.js"
+import { MoneyOutSettings, type MoneyOutSettingsShape } from "../../services/transfers/Settings.js"
+
+/**
+ * Money-out timings for tests: a claim's lease and the status checks short, the completer and the sandbox bank's
+ * reports quick, so crash recovery and asynchronous outcomes happen within a test's patience.
+ */
+export const TEST_MONEY_OUT: MoneyOutSettingsShape = {
+  leaseMs: 1_500,
+  completerIntervalMs: 200,
+  statusCheckAfterMs: 600,
+  providerTimeoutMs: 1_500,
+  bankListTtlMs: 3_600_000,
+  sandboxReportDelayMs: 50,
+  sandboxReportIntervalMs: 50
+}
 
 export const testConfig = (overrides: Partial<AppConfig> = {}): AppConfig => ({
   port: 0,
@@ -82,6 +97,8 @@ export const makeTestApp = <E = never, R = never>(
     fastPath?: boolean
     /** The app reaches Postgres through this local port (a proxy to 127.0.0.1:5432) instead of directly. */
     databasePort?: number
+    /** Money-out timings over TEST_MONEY_OUT. */
+    moneyOut?: Partial<MoneyOutSettingsShape>
   } = {}
 ) => {
   const config = testConfig(options.config)
@@ -92,6 +109,7 @@ export const makeTestApp = <E = never, R = never>(
     Layer.provideMerge(options.databasePort === undefined ? TestSql : TestSqlVia(options.databasePort)),
     Layer.provideMerge(Layer.succeed(AppConfigTag, config)),
     Layer.provideMerge(JetStreamCleanupLive(config)),
+    Layer.provideMerge(Layer.succeed(MoneyOutSettings, { ...TEST_MONEY_OUT, ...options.moneyOut })),
     Layer.provide(Logger.minimumLogLevel(config.logLevel))
   )
 }

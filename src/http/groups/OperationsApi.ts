@@ -1,15 +1,26 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
-import { NotImplemented } from "../../contract/Problems.js"
+import { BadRequest, Conflict, Forbidden, NotFound, NotImplemented } from "../../contract/Problems.js"
 import { Body, OpenObject } from "../../contract/Schemas.js"
+import { Hold } from "../../contract/Transfer.js"
+import { PositiveKobo } from "../../domain/Money.js"
 
 const ref = HttpApiSchema.param("ref", Schema.String)
 
 export class SettlementsApi extends HttpApiGroup.make("settlements")
-  .add(HttpApiEndpoint.post("hold")`/api/v1/settlements/${ref}/hold`.addSuccess(OpenObject))
-  .add(HttpApiEndpoint.post("release")`/api/v1/settlements/${ref}/release`.addSuccess(OpenObject))
-  .addError(NotImplemented)
+  .add(
+    HttpApiEndpoint.post("hold")`/api/v1/settlements/${ref}/hold`
+      .setPayload(Body({
+        amountKobo: Schema.optional(PositiveKobo),
+        reason: Schema.optional(Schema.String.pipe(Schema.maxLength(500, { message: () => "reason must be at most 500 characters" })))
+      }))
+      .addSuccess(Hold)
+      .addError(BadRequest)
+      .addError(NotFound)
+  )
+  .add(HttpApiEndpoint.post("release")`/api/v1/settlements/${ref}/release`.addSuccess(Hold).addError(NotFound).addError(Conflict))
+  .addError(Forbidden)
   .middleware(Authentication)
 {}
 

@@ -1,8 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { Conflict, Forbidden, NotFound, NotImplemented } from "../../contract/Problems.js"
+import { BadGateway, Conflict, Forbidden, NotFound, Unprocessable } from "../../contract/Problems.js"
+import { Refund } from "../../contract/Transfer.js"
 import { Authentication } from "../Security.js"
-import { Body, CaseInsensitiveLiteral, DateTimeParam, OpenObject, PageParams, Reference, listOf } from "../../contract/Schemas.js"
+import { AccountNumber, BankCode, Body, CaseInsensitiveLiteral, DateTimeParam, PageParams, Reference, listOf } from "../../contract/Schemas.js"
 import { ReconciliationStatus, Transaction, TransactionStatus } from "../../contract/Transaction.js"
 
 
@@ -34,9 +35,17 @@ export class TransactionsApi extends HttpApiGroup.make("transactions")
   .add(HttpApiEndpoint.get("get")`/api/v1/transactions/${reference}`.addSuccess(Transaction).addError(NotFound))
   .add(
     HttpApiEndpoint.post("refund")`/api/v1/transactions/${reference}/refund`
-      .setPayload(Body({ accountNumber: Schema.optional(Schema.String), bankCode: Schema.optional(Schema.String), accountName: Schema.optional(Schema.String) }))
-      .addSuccess(OpenObject)
-      .addError(NotImplemented)
+      .setPayload(Body({
+        accountNumber: Schema.optional(AccountNumber),
+        bankCode: Schema.optional(BankCode),
+        accountName: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)))
+      }))
+      .addSuccess(Refund)
+      .addError(Forbidden)
+      .addError(NotFound)
+      .addError(Conflict)
+      .addError(Unprocessable)
+      .addError(BadGateway)
   )
   .add(
     HttpApiEndpoint.post("review")`/api/v1/transactions/${reference}/review`

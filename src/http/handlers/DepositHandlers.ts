@@ -4,6 +4,7 @@ import { Receiver } from "../../../services/deposits/Receiver.js"
 import { Reviews } from "../../../services/deposits/Reviews.js"
 import { newSessionId, REVERSAL_EVENT, INFLOW_EVENT, SIGNATURE_HEADER } from "../../../services/deposits/SandboxEvent.js"
 import { Tenants } from "../../../services/Tenants.js"
+import { Refunds } from "../../../services/transfers/Refunds.js"
 import { Transactions } from "../../../services/Transactions.js"
 import { VirtualAccounts } from "../../../services/VirtualAccounts.js"
 import { actorOf } from "../../domain/Principal.js"
@@ -11,7 +12,6 @@ import { Api } from "../Api.js"
 import { BadRequest, Forbidden } from "../../contract/Problems.js"
 import { CurrentPrincipal, requireOwnerOrAdmin } from "../Security.js"
 import { invalidTextInJson } from "../InputGuard.js"
-import { notYet } from "./Respond.js"
 
 export const ReceiverHandlers = HttpApiBuilder.group(Api, "receiver", (h) =>
   Effect.gen(function* () {
@@ -69,6 +69,7 @@ export const TransactionsHandlers = HttpApiBuilder.group(Api, "transactions", (h
   Effect.gen(function* () {
     const transactions = yield* Transactions
     const reviews = yield* Reviews
+    const refunds = yield* Refunds
     return h
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(CurrentPrincipal, (p) => transactions.list(p.tenantId, p.mode, urlParams))
@@ -79,6 +80,7 @@ export const TransactionsHandlers = HttpApiBuilder.group(Api, "transactions", (h
         Effect.flatMap(requireOwnerOrAdmin, (p) =>
           reviews.decide(p, path.reference, { decision: payload.decision, note: payload.note ?? null, accountRef: payload.accountRef ?? null }, actorOf(p)))
       )
-      .handle("refund", notYet("Refunds of overpayment"))
+      .handle("refund", ({ path, payload }) =>
+        Effect.flatMap(requireOwnerOrAdmin, (p) => refunds.refund(p, path.reference, payload ?? {}, actorOf(p))))
   })
 )

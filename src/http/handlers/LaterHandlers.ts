@@ -4,10 +4,6 @@ import { notYet } from "./Respond.js"
 
 // Groups whose issues have not landed yet answer 501 problem+json with code not_implemented.
 
-export const TransfersHandlers = HttpApiBuilder.group(Api, "transfers", (h) =>
-  h.handle("list", notYet("Transfers")).handle("banks", notYet("The bank list")).handle("lookup", notYet("Name enquiry"))
-    .handle("create", notYet("Transfers")).handle("get", notYet("Transfers")))
-
 export const RulesHandlers = HttpApiBuilder.group(Api, "rules", (h) =>
   h.handle("list", notYet("Money rules")).handle("create", notYet("Money rules")).handle("delete", notYet("Money rules")))
 
@@ -37,8 +33,5 @@ export const BillingHandlers = HttpApiBuilder.group(Api, "billing", (h) =>
 export const SettingsHandlers = HttpApiBuilder.group(Api, "settings", (h) =>
   h.handle("getSettlement", notYet("Settlement settings")).handle("putSettlement", notYet("Settlement settings"))
     .handle("getSplits", notYet("Split settlement")).handle("putSplits", notYet("Split settlement")))
-
-export const SettlementsHandlers = HttpApiBuilder.group(Api, "settlements", (h) =>
-  h.handle("hold", notYet("Settlement holds")).handle("release", notYet("Settlement holds")))
 
 export const CopilotHandlers = HttpApiBuilder.group(Api, "copilot", (h) => h.handle("ask", notYet("The copilot")))

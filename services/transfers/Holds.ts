@@ -1,0 +1,102 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { BadRequest, Conflict, notFound } from "../../src/contract/Problems.js"
+import { LedgerAccount, move } from "../../src/domain/Ledger.js"
+import type { Scope } from "../../src/domain/Mode.js"
+import { holdableKobo, MoneyJournal } from "../../src/domain/MoneyOut.js"
+import { Ledger } from "../Ledger.js"
+import { Tenants } from "../Tenants.js"
+import { type TransactionRow, Transactions } from "../Transactions.js"
+import { HoldStore, toHold } from "./HoldStore.js"
+import { TransferStore } from "./TransferStore.js"
+
+export interface HoldRequest {
+  readonly amountKobo?: number | undefined
+  readonly reason?: string | undefined
+}
+
+/** A deposit whose money sits in its account's free funds: a completed inflow credited to a virtual account. */
+export const creditedDeposit = (row: TransactionRow | undefined, reference: string) =>
+  Effect.gen(function* () {
+    if (!row) return yield* notFound("transaction", reference)
+    if (row.kind !== "inflow" || row.virtualAccountId === null || row.status !== "Completed") {
+      const why = row.kind !== "inflow" ? "it is a reversal" : row.virtualAccountId === null ? "it was paid into an unknown NUBAN" : `it is ${row.status}`
+      return yield* new BadRequest({ code: "nothing_available", message: `Deposit ${reference} has no money in an account to act on: ${why}.` })
+    }
+    return row as TransactionRow & { readonly virtualAccountId: string; readonly accountRef: string }
+  })
+
+/**
+ * Escrow holds on deposits (`POST /settlements/{ref}/hold` and `/release`): a hold moves the deposit's money that is
+ * still free (not held, refunded, settled or paid out) from customer_funds to escrow, where settlement and payouts
+ * cannot take it; a release moves it back. Each in one transaction under the account's row lock; both idempotent.
+ */
+export class Holds extends Effect.Service<Holds>()("services/transfers/Holds", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const ledger = yield* Ledger
+    const transactions = yield* Transactions
+    const store = yield* HoldStore
+    const transfers = yield* TransferStore
+    const tenants = yield* Tenants
+
+    const lockAccount = (id: string) => sql`SELECT 1 FROM virtual_accounts WHERE id = ${id} FOR UPDATE`.pipe(Effect.orDie)
+
+    /** What refunds (sent or on their way) took of a deposit. */
+    const refundedOf = (scope: Scope, reference: string) =>
+      Effect.map(transfers.refundsOf(scope, reference), (rows) =>
+        rows.filter((r) => r.status === "Pending" || r.status === "Processing" || r.status === "Successful").reduce((s, r) => s + r.amountKobo, 0))
+
+    const hold = Effect.fn("Holds.hold")(function* (scope: Scope, reference: string, request: HoldRequest, actor: string) {
+      return yield* sql.withTransaction(Effect.gen(function* () {
+        const deposit = yield* creditedDeposit(yield* transactions.findRow(scope.tenantId, scope.mode, reference).pipe(Effect.orDie), reference)
+        yield* lockAccount(deposit.virtualAccountId)
+        const current = yield* store.find(scope, reference, true)
+        if (current?.status === "Held") return toHold(current)
+        const holdable = holdableKobo({
+          appliedKobo: deposit.appliedKobo - deposit.reversedKobo,
+          refundedKobo: yield* refundedOf(scope, reference),
+          freeKobo: yield* ledger.balance(scope, LedgerAccount.customerFunds(deposit.virtualAccountId)),
+          availableKobo: yield* ledger.available(scope)
+        })
+        if (holdable === 0) {
+          return yield* new BadRequest({ code: "nothing_available", message: `Nothing of deposit ${reference} is free to hold: it was refunded, settled, paid out or is held.` })
+        }
+        const amountKobo = request.amountKobo ?? holdable
+        if (amountKobo > holdable) {
+          return yield* new BadRequest({ code: "hold_exceeds_available", message: `Only ${holdable} kobo of deposit ${reference} is free to hold; ${amountKobo} was asked.` })
+        }
+        const seq = (current?.seq ?? 0) + 1
+        yield* ledger.post(scope, MoneyJournal.hold(reference, seq), move(LedgerAccount.customerFunds(deposit.virtualAccountId), LedgerAccount.escrow(deposit.virtualAccountId), amountKobo)).pipe(
+          Effect.catchTag("Overdrawn", () => Effect.fail(new BadRequest({ code: "nothing_available", message: `Deposit ${reference}'s money is no longer available to hold.` })))
+        )
+        yield* store.place(scope, { reference, virtualAccountId: deposit.virtualAccountId, accountRef: deposit.accountRef, seq, heldKobo: amountKobo, reason: request.reason ?? null, actor })
+        yield* tenants.audit({ tenantId: scope.tenantId, mode: scope.mode, actor, action: "hold.placed", subject: reference, details: { amountKobo, reason: request.reason ?? null } })
+        return toHold((yield* store.find(scope, reference))!)
+      })).pipe(Effect.catchTag("SqlError", Effect.die))
+    })
+
+    const release = Effect.fn("Holds.release")(function* (scope: Scope, reference: string, actor: string) {
+      return yield* sql.withTransaction(Effect.gen(function* () {
+        const seen = yield* store.find(scope, reference)
+        if (!seen) {
+          const deposit = yield* transactions.findRow(scope.tenantId, scope.mode, reference).pipe(Effect.orDie)
+          return yield* (deposit ? notFound("hold", reference) : notFound("transaction", reference))
+        }
+        yield* lockAccount(seen.virtualAccountId)
+        const current = (yield* store.find(scope, reference, true))!
+        if (current.status === "Released") return toHold(current)
+        if (current.status === "Refunded") {
+          return yield* new Conflict({ code: "hold_not_active", message: `The hold on deposit ${reference} ended in a refund; there is nothing to release.` })
+        }
+        yield* ledger.post(scope, MoneyJournal.release(reference, current.seq), move(LedgerAccount.escrow(current.virtualAccountId), LedgerAccount.customerFunds(current.virtualAccountId), current.heldKobo))
+          .pipe(Effect.catchTag("Overdrawn", (e) => Effect.dieMessage(`a release cannot overdraw escrow: ${e.message}`)))
+        yield* store.close(scope, reference, "Released")
+        yield* tenants.audit({ tenantId: scope.tenantId, mode: scope.mode, actor, action: "hold.released", subject: reference, details: { amountKobo: current.heldKobo } })
+        return toHold((yield* store.find(scope, reference))!)
+      })).pipe(Effect.catchTag("SqlError", Effect.die))
+    })
+
+    return { hold, release, refundedOf } as const
+  })
+}) {}

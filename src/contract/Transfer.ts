@@ -1,0 +1,66 @@
+import { Schema } from "effect"
+import { ModeSchema } from "./Schemas.js"
+
+export const TransferStatus = Schema.Literal("Pending", "Processing", "Successful", "Failed", "Reversed")
+export const TransferSource = Schema.Literal("api", "dashboard", "refund", "settlement")
+
+/** A transfer out of the tenant's money (DESIGN.md, "Wire shapes and fixtures for the money wave"). */
+export const Transfer = Schema.Struct({
+  merchantTxRef: Schema.String,
+  amountKobo: Schema.Int,
+  accountNumber: Schema.String,
+  bankCode: Schema.String,
+  bankName: Schema.String,
+  accountName: Schema.String,
+  narration: Schema.NullOr(Schema.String),
+  status: TransferStatus,
+  failureReason: Schema.NullOr(Schema.String),
+  providerReference: Schema.NullOr(Schema.String),
+  source: TransferSource,
+  createdAt: Schema.String,
+  completedAt: Schema.NullOr(Schema.String),
+  mode: ModeSchema
+}).annotations({ identifier: "Transfer" })
+export type Transfer = typeof Transfer.Type
+
+export const BankAccountName = Schema.Struct({
+  accountNumber: Schema.String,
+  bankCode: Schema.String,
+  bankName: Schema.String,
+  accountName: Schema.String
+}).annotations({ identifier: "BankAccountName" })
+
+export const Hold = Schema.Struct({
+  reference: Schema.String,
+  accountRef: Schema.String,
+  heldKobo: Schema.Int,
+  status: Schema.Literal("Held", "Released", "Refunded"),
+  reason: Schema.NullOr(Schema.String),
+  createdAt: Schema.String,
+  releasedAt: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "Hold" })
+export type Hold = typeof Hold.Type
+
+export const Refund = Schema.Struct({
+  reference: Schema.String,
+  status: Schema.Literal("Sent", "AlreadySent"),
+  amountKobo: Schema.Int,
+  destination: Schema.Struct({ accountNumber: Schema.String, bankCode: Schema.String, accountName: Schema.String }),
+  merchantTxRef: Schema.String,
+  transferStatus: TransferStatus
+}).annotations({ identifier: "Refund" })
+export type Refund = typeof Refund.Type
+
+export const Balance = Schema.Struct({
+  availableKobo: Schema.Int,
+  heldKobo: Schema.Int,
+  pendingReviewKobo: Schema.Int,
+  inTransitKobo: Schema.Int,
+  settledTodayKobo: Schema.Int,
+  paidOutTodayKobo: Schema.Int,
+  dailyPayoutCapKobo: Schema.Int,
+  payoutCapRemainingKobo: Schema.Int,
+  day: Schema.String,
+  mode: ModeSchema
+}).annotations({ identifier: "Balance" })
+export type Balance = typeof Balance.Type
