@@ -102,3 +102,9 @@ export const AccountNumber = Schema.String.pipe(
 export const BankCode = Schema.String.pipe(
   Schema.pattern(/^[0-9A-Z]{3,6}$/, { message: () => "bankCode must be a 3 to 6 character bank code such as 058" })
 )
+
+/**
+ * A request body every field of which is optional, so the request may also come with no body at all (`curl -X POST`
+ * with nothing): no body decodes as null. A body that is there is a `Body` (unknown fields refused).
+ */
+export const OptionalBody = <Fields extends Schema.Struct.Fields>(fields: Fields) => Schema.NullOr(Body(fields))

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
 import { BadRequest, Conflict, Forbidden, NotFound, NotImplemented } from "../../contract/Problems.js"
-import { Body, OpenObject } from "../../contract/Schemas.js"
+import { Body, OpenObject, OptionalBody } from "../../contract/Schemas.js"
 import { Hold } from "../../contract/Transfer.js"
 import { PositiveKobo } from "../../domain/Money.js"
 
@@ -11,7 +11,7 @@ const ref = HttpApiSchema.param("ref", Schema.String)
 export class SettlementsApi extends HttpApiGroup.make("settlements")
   .add(
     HttpApiEndpoint.post("hold")`/api/v1/settlements/${ref}/hold`
-      .setPayload(Body({
+      .setPayload(OptionalBody({
         amountKobo: Schema.optional(PositiveKobo),
         reason: Schema.optional(Schema.String.pipe(Schema.maxLength(500, { message: () => "reason must be at most 500 characters" })))
       }))

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { BadGateway, Conflict, Forbidden, NotFound, Unprocessable } from "../../contract/Problems.js"
 import { Refund } from "../../contract/Transfer.js"
 import { Authentication } from "../Security.js"
-import { AccountNumber, BankCode, Body, CaseInsensitiveLiteral, DateTimeParam, PageParams, Reference, listOf } from "../../contract/Schemas.js"
+import { AccountNumber, BankCode, Body, OptionalBody, CaseInsensitiveLiteral, DateTimeParam, PageParams, Reference, listOf } from "../../contract/Schemas.js"
 import { ReconciliationStatus, Transaction, TransactionStatus } from "../../contract/Transaction.js"
 
 
@@ -35,7 +35,7 @@ export class TransactionsApi extends HttpApiGroup.make("transactions")
   .add(HttpApiEndpoint.get("get")`/api/v1/transactions/${reference}`.addSuccess(Transaction).addError(NotFound))
   .add(
     HttpApiEndpoint.post("refund")`/api/v1/transactions/${reference}/refund`
-      .setPayload(Body({
+      .setPayload(OptionalBody({
         accountNumber: Schema.optional(AccountNumber),
         bankCode: Schema.optional(BankCode),
         accountName: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)))
