@@ -29,8 +29,9 @@ export interface OperationDoc {
 const doc = (summary: string, access: Access, description = ""): OperationDoc => ({ summary, access, description })
 const PAGE = "Newest first, `{ data, hasMore }`: `take` (default 50, at most 500; larger is clamped) and `startingAfter` " +
   "(the last item's key from the previous page; an unknown key is a 400)."
-const SIGNED = "JSON body as the sandbox provider sends it: `event` (`transfer.inbound` or `transfer.reversal`; anything else is " +
-  "ignored), `merchantId`, `sessionId` (the provider reference), `accountNumber` (the NUBAN credited), `amountKobo` (integer kobo), " +
+const SIGNED = "JSON body as the sandbox provider sends it: `event` (`transfer.inbound` or `transfer.reversal` for deposits; " +
+  "`transfer.success`, `transfer.failed` or `transfer.reversed` for the outcome of a transfer we sent, with `reference` = its " +
+  "merchantTxRef, `sessionId` = the provider's reference and an optional `reason`; anything else is ignored), `merchantId`, `sessionId` (the provider reference), `accountNumber` (the NUBAN credited), `amountKobo` (integer kobo), " +
   "`senderName`, `senderAccountNumber`, `senderBankCode`, `narration`, `paidAt` (ISO-8601), `reversedSessionId` (for a reversal). " +
   "Header `X-Sandbox-Signature`: lower-case hex HMAC-SHA256, keyed with the tenant's webhook secret for the mode (GET " +
   "/api/v1/dashboard/provider), over the canonical string `event|merchantId|sessionId|accountNumber|amountKobo|paidAt`. " +
