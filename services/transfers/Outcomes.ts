@@ -23,6 +23,16 @@ export class TransferOutcomes extends Effect.Service<TransferOutcomes>()("servic
     const outbox = yield* Outbox
     const holds = yield* HoldStore
 
+    /** Stages `refund.sent` for a refund the provider accepted, in the caller's transaction. */
+    const refundSent = (scope: Scope, merchantTxRef: string) =>
+      Effect.gen(function* () {
+        const sent = (yield* store.find(scope, merchantTxRef))!
+        yield* outbox.stage([{
+          tenantId: scope.tenantId, mode: scope.mode, type: "refund.sent", subjectKey: sent.accountRef ?? "transfers",
+          data: { depositReference: sent.depositReference, accountRef: sent.accountRef, transfer: toTransfer(sent) }
+        }])
+      })
+
     /** Inside the caller's transaction, with the account row (refunds) and the transfer row already locked. */
     const applyLocked = Effect.fn("TransferOutcomes.applyLocked")(function* (
       scope: Scope,
@@ -60,6 +70,8 @@ export class TransferOutcomes extends Effect.Service<TransferOutcomes>()("servic
           reason: `refund ${row.merchantTxRef} ${decision.status === "Failed" ? "failed" : "was reversed"}: its money is held again`
         })
       }
+      // The outcome came before the finalising step recorded the refund as sent (a crash in between): it was sent.
+      if (row.status === "Pending" && kind === "refund" && decision.status !== "Failed") yield* refundSent(scope, row.merchantTxRef)
       const type = transferEventType(decision.status)
       if (type !== undefined) {
         const after = (yield* store.find(scope, row.merchantTxRef))!
@@ -92,6 +104,6 @@ export class TransferOutcomes extends Effect.Service<TransferOutcomes>()("servic
       })).pipe(Effect.catchTag("SqlError", Effect.die))
     })
 
-    return { apply, applyLocked, lockFor } as const
+    return { apply, applyLocked, lockFor, refundSent } as const
   })
 }) {}

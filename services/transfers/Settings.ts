@@ -1,7 +1,10 @@
 import { Context } from "effect"
 
 export interface MoneyOutSettingsShape {
-  /** How long a claimed transfer belongs to the request that claimed it; after that the completer takes it over. */
+  /**
+   * How long a claimed transfer belongs to the request that claimed it; after that the completer takes it over. Keep it
+   * well above `providerTimeoutMs` (twice, at least), so a claimer still waiting on the provider is never overtaken.
+   */
   readonly leaseMs: number
   /** How often the completer looks for transfers a crash left half done, or that the provider has not reported on. */
   readonly completerIntervalMs: number
@@ -28,8 +31,15 @@ const fromEnv = (name: string, fallback: number) => {
  * The timings of money out. Defaults suit production; the environment variables exist for operators and the crash
  * tests that run the service as a process, and tests in-process provide their own value.
  */
+const checked = (s: MoneyOutSettingsShape): MoneyOutSettingsShape => {
+  if (s.leaseMs < 2 * s.providerTimeoutMs) {
+    throw new Error(`MONEY_OUT_LEASE_MS (${s.leaseMs}) must be at least twice PROVIDER_TIMEOUT_MS (${s.providerTimeoutMs})`)
+  }
+  return s
+}
+
 export class MoneyOutSettings extends Context.Reference<MoneyOutSettings>()("services/transfers/MoneyOutSettings", {
-  defaultValue: (): MoneyOutSettingsShape => ({
+  defaultValue: (): MoneyOutSettingsShape => checked({
     leaseMs: fromEnv("MONEY_OUT_LEASE_MS", 30_000),
     completerIntervalMs: fromEnv("MONEY_OUT_COMPLETER_INTERVAL_MS", 5_000),
     statusCheckAfterMs: fromEnv("MONEY_OUT_STATUS_CHECK_AFTER_MS", 60_000),

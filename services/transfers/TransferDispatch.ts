@@ -2,13 +2,12 @@ import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Either, Layer, Option, Schedule } from "effect"
 import type { Scope } from "../../src/domain/Mode.js"
 import { kindOf, type TransferOutcome } from "../../src/domain/MoneyOut.js"
-import { Outbox } from "../Outbox.js"
 import { BankProvider, type ProviderTransfer, ProviderError } from "../provider/BankProvider.js"
 import { Tenants } from "../Tenants.js"
 import { probe } from "./MoneyOutHooks.js"
 import { TransferOutcomes } from "./Outcomes.js"
 import { MoneyOutSettings } from "./Settings.js"
-import { toTransfer, type TransferRow, TransferStore } from "./TransferStore.js"
+import { type TransferRow, TransferStore } from "./TransferStore.js"
 
 const outcomeOf = (status: ProviderTransfer["status"]): TransferOutcome | undefined =>
   status === "Successful" ? "success" : status === "Failed" ? "failed" : status === "Reversed" ? "reversed" : undefined
@@ -27,7 +26,6 @@ export class TransferDispatch extends Effect.Service<TransferDispatch>()("servic
     const tenants = yield* Tenants
     const store = yield* TransferStore
     const outcomes = yield* TransferOutcomes
-    const outbox = yield* Outbox
 
     const withTimeout = <A, E>(what: string, effect: Effect.Effect<A, E>) =>
       Effect.flatMap(MoneyOutSettings, (s) =>
@@ -46,13 +44,7 @@ export class TransferDispatch extends Effect.Service<TransferDispatch>()("servic
         const row = yield* outcomes.lockFor(scope, merchantTxRef)
         if (!row) return yield* Effect.dieMessage(`transfer ${merchantTxRef} vanished`)
         if (row.status === "Pending" && (yield* store.markSent(row.id, answer.providerReference, settings.statusCheckAfterMs))) {
-          if (kindOf(row.source) === "refund") {
-            const sent = (yield* store.find(scope, merchantTxRef))!
-            yield* outbox.stage([{
-              tenantId: scope.tenantId, mode: scope.mode, type: "refund.sent", subjectKey: row.accountRef ?? "transfers",
-              data: { depositReference: row.depositReference, accountRef: row.accountRef, transfer: toTransfer(sent) }
-            }])
-          }
+          if (kindOf(row.source) === "refund") yield* outcomes.refundSent(scope, merchantTxRef)
         }
         const outcome = outcomeOf(answer.status)
         if (outcome !== undefined) {

@@ -23,7 +23,8 @@ export const TEST_MONEY_OUT: MoneyOutSettingsShape = {
   leaseMs: 1_500,
   completerIntervalMs: 200,
   statusCheckAfterMs: 600,
-  providerTimeoutMs: 1_500,
+  // Below the lease: a claimer still waiting on the provider must never see its lease taken over.
+  providerTimeoutMs: 700,
   bankListTtlMs: 3_600_000,
   sandboxReportDelayMs: 50,
   sandboxReportIntervalMs: 50
