@@ -63,11 +63,12 @@ layer(TestDatabaseLive, { timeout: 120_000, excludeTestServices: true })("collec
       expect(yield* limitsOf(url, tenantId)).toEqual([{ mode: "live", dailyCapKobo: "0" }, { mode: "test", dailyCapKobo: "150000" }])
 
       // Today's counter took the new cap, never below what today already used; the earlier day kept its own.
-      const days = yield* query<{ day: string; capKobo: string; usedKobo: string }>(url,
-        `SELECT day::text AS day, cap_kobo::text AS "capKobo", used_kobo::text AS "usedKobo" FROM payout_days WHERE tenant_id = $1 ORDER BY day`, [tenantId])
+      const days = yield* query<{ mode: string; day: string; capKobo: string; usedKobo: string }>(url,
+        `SELECT mode, day::text AS day, cap_kobo::text AS "capKobo", used_kobo::text AS "usedKobo" FROM payout_days WHERE tenant_id = $1 ORDER BY mode, day`, [tenantId])
       expect(days).toEqual([
-        { day: days[0]!.day, capKobo: String(DEFAULT_DAILY_PAYOUT_CAP_KOBO), usedKobo: "300000" },
-        { day: today, capKobo: "200000", usedKobo: "200000" }
+        { mode: "live", day: today, capKobo: "0", usedKobo: "0" },
+        { mode: "test", day: days[1]!.day, capKobo: String(DEFAULT_DAILY_PAYOUT_CAP_KOBO), usedKobo: "300000" },
+        { mode: "test", day: today, capKobo: "200000", usedKobo: "200000" }
       ])
 
       const audit = yield* query<{ actor: string; mode: string; details: unknown }>(url,

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Clock, Effect, Either, TestClock, TestContext } from "effect"
+import { Clock, Deferred, Effect, Either, Fiber, TestClock, TestContext } from "effect"
 import type { Scope } from "../../src/domain/Mode.js"
+import { MoneyOutHooks } from "../../services/transfers/MoneyOutHooks.js"
 import { PayoutCaps } from "../../services/transfers/PayoutCaps.js"
 import { Payouts, type PayoutRequest } from "../../services/transfers/Payouts.js"
 import { expectProblem } from "../support/ApiHelpers.js"
@@ -146,10 +147,10 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("money out
       const ROUNDS = 50
       // Enough for every round, and then some: only the cap refuses.
       yield* fund(t, "cap-clock", [ROUNDS * CAP + 3_000_000])
-      yield* (yield* PayoutCaps).setDailyCap(scope, CAP)
       const days = yield* onTestClock(Effect.gen(function* () {
         // 08:00 Lagos, so each round is well inside its day.
         yield* TestClock.setTime(Date.parse("2031-01-01T07:00:00.000Z"))
+        yield* (yield* PayoutCaps).setDailyCap(scope, CAP)
         const days: Array<string> = []
         for (let round = 0; round < ROUNDS; round++) {
           const balance = yield* Effect.flatMap(Payouts, (p) => p.balance(scope))
@@ -187,13 +188,43 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("money out
       yield* assertLedgerInvariant
     }), { timeout: 120_000 })
 
+  it.effect("a cap set while the day's first payout is claiming applies to that day at once (the claim's new day row does not keep the old cap)", () =>
+    Effect.gen(function* () {
+      const t = yield* testTenant
+      const scope = scopeOf(t)
+      yield* fund(t, "cap-race", [1_000_000])
+      const reached = yield* Deferred.make<void>()
+      const go = yield* Deferred.make<void>()
+      // The day's first payout (default cap) stops inside its claim transaction, its new payout_days row uncommitted.
+      const first = yield* payOut(scope, { merchantTxRef: "race-1", amountKobo: 50_000, ...to(DIRECTORY.tunde) }).pipe(
+        Effect.provideService(MoneyOutHooks, {
+          at: (step, ref) => step === "beforeClaimCommit" && ref === "race-1" ? Effect.zipRight(Deferred.succeed(reached, undefined), Deferred.await(go)) : Effect.void
+        }),
+        Effect.fork
+      )
+      yield* Deferred.await(reached)
+      // The operator lowers the cap meanwhile (it may wait for the claim; it must not miss its day row).
+      const setting = yield* Effect.fork((yield* PayoutCaps).setDailyCap(scope, 100_000))
+      yield* realSleep(300)
+      yield* Deferred.succeed(go, undefined)
+      const created = yield* Fiber.join(first)
+      expect(Either.isRight(created) && created.right.created, JSON.stringify(created)).toBe(true)
+      yield* Fiber.join(setting)
+      const balance = yield* balanceOf(t.token)
+      expect(balance).toMatchObject({ dailyPayoutCapKobo: 100_000, paidOutTodayKobo: 50_000, payoutCapRemainingKobo: 50_000 })
+      expect(yield* payoutDay(t.tenantId, balance.day)).toEqual({ capKobo: 100_000, usedKobo: 50_000 })
+      expectCapExceeded(yield* payOut(scope, { merchantTxRef: "race-2", amountKobo: 60_000, ...to(DIRECTORY.tunde) }), 50_000)
+      expect(Either.isRight(yield* payOut(scope, { merchantTxRef: "race-3", amountKobo: 50_000, ...to(DIRECTORY.tunde) }))).toBe(true)
+      yield* waitAllFinal(t.tenantId)
+      yield* assertLedgerInvariant
+    }))
+
   it.effect("the Lagos day boundary on the TestClock: exhausted at 23:59:59 Lagos, open again at 00:00; a failed payout gives its amount back to its day", () =>
     Effect.gen(function* () {
       const t = yield* testTenant
       const scope = scopeOf(t)
       const CAP = 300_000
       yield* fund(t, "boundary", [2_000_000])
-      yield* (yield* PayoutCaps).setDailyCap(scope, CAP)
       yield* onTestClock(Effect.gen(function* () {
         const payouts = yield* Payouts
         const pay = (ref: string, amountKobo: number, who: { accountNumber: string; bankCode: string } = DIRECTORY.ngozi) =>
@@ -201,6 +232,7 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("money out
 
         // 22:59:59 UTC is 23:59:59 in Lagos (UTC+1, no daylight saving): the last second of 30 June.
         yield* TestClock.setTime(Date.parse("2031-06-30T22:59:59.000Z"))
+        yield* (yield* PayoutCaps).setDailyCap(scope, CAP)
         expect((yield* payouts.balance(scope)).day).toBe("2031-06-30")
         for (const ref of ["b-1", "b-2", "b-3"]) expect(Either.isRight(yield* pay(ref, 100_000)), ref).toBe(true)
         expectCapExceeded(yield* pay("b-4", 100_000), 0)
