@@ -60,9 +60,17 @@ export class TransferOutcomes extends Effect.Service<TransferOutcomes>()("servic
           reason: `refund ${row.merchantTxRef} ${decision.status === "Failed" ? "failed" : "was reversed"}: its money is held again`
         })
       }
+      const after = (yield* store.find(scope, row.merchantTxRef))!
+      if (row.status === "Pending" && kind === "refund" && providerReference !== null) {
+        // The provider reports on a refund whose sending we never recorded (its answer to our call was lost): it had
+        // the refund, so the refund was sent. TransferDispatch.finalise stages this event only for a Pending row.
+        yield* outbox.stage([{
+          tenantId: scope.tenantId, mode: scope.mode, type: "refund.sent", subjectKey: row.accountRef ?? "transfers",
+          data: { depositReference: row.depositReference, accountRef: row.accountRef, transfer: toTransfer(after) }
+        }])
+      }
       const type = transferEventType(decision.status)
       if (type !== undefined) {
-        const after = (yield* store.find(scope, row.merchantTxRef))!
         yield* outbox.stage([{ tenantId: scope.tenantId, mode: scope.mode, type, subjectKey: row.accountRef ?? "transfers", data: { transfer: toTransfer(after) } }])
       }
       return "processed" as const
