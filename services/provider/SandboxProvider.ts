@@ -63,7 +63,11 @@ export const SandboxProviderLive = Layer.effect(
       }).pipe(Effect.mapError(fail("sandbox provisioning failed")), Effect.withSpan("SandboxProvider.createVirtualAccount"))
 
     const listBanks = () =>
-      guarded("listBanks", Effect.succeed([{ name: SANDBOX_BANK.name, code: SANDBOX_BANK.code }, ...NIGERIAN_BANKS.map((b) => ({ name: b.name, code: b.code }))]))
+      guarded("listBanks", Effect.succeed([
+        { name: SANDBOX_BANK.name, code: SANDBOX_BANK.code },
+        // NIGERIAN_BANKS carries the sandbox bank too (so its NUBANs validate): listed once, first.
+        ...NIGERIAN_BANKS.filter((b) => b.code !== SANDBOX_BANK.code).map((b) => ({ name: b.name, code: b.code }))
+      ]))
 
     /** The directory's entry (name and transfer outcome) for an account, or the sandbox's own issued accounts. */
     const resolve = (accountNumber: string, bankCode: string) =>

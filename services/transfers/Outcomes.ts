@@ -70,11 +70,12 @@ export class TransferOutcomes extends Effect.Service<TransferOutcomes>()("servic
           reason: `refund ${row.merchantTxRef} ${decision.status === "Failed" ? "failed" : "was reversed"}: its money is held again`
         })
       }
-      // The outcome came before the finalising step recorded the refund as sent (a crash in between): it was sent.
-      if (row.status === "Pending" && kind === "refund" && decision.status !== "Failed") yield* refundSent(scope, row.merchantTxRef)
+      // The provider reports on a refund whose sending we never recorded (its answer to our call was lost): it had the
+      // refund, so the refund was sent. TransferDispatch's finalising step stages this event only for a Pending row.
+      if (row.status === "Pending" && kind === "refund" && providerReference !== null) yield* refundSent(scope, row.merchantTxRef)
+      const after = (yield* store.find(scope, row.merchantTxRef))!
       const type = transferEventType(decision.status)
       if (type !== undefined) {
-        const after = (yield* store.find(scope, row.merchantTxRef))!
         yield* outbox.stage([{ tenantId: scope.tenantId, mode: scope.mode, type, subjectKey: row.accountRef ?? "transfers", data: { transfer: toTransfer(after) } }])
       }
       return "processed" as const

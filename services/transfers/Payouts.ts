@@ -4,7 +4,7 @@ import * as crypto from "node:crypto"
 import { BadGateway, BadRequest, Conflict, NotFound, notFound, Unprocessable } from "../../src/contract/Problems.js"
 import { pageOf } from "../../src/contract/Schemas.js"
 import type { Balance, Transfer } from "../../src/contract/Transfer.js"
-import { findBankByCode, NIGERIAN_BANKS } from "../../src/domain/Banks.js"
+import { findBankByCode, NIGERIAN_BANKS, SANDBOX_BANK } from "../../src/domain/Banks.js"
 import { newId } from "../../src/domain/Ids.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { isReservedReference, lagosDay, MoneyJournal, payoutClaimLegs } from "../../src/domain/MoneyOut.js"
@@ -41,6 +41,9 @@ const fingerprintOf = (r: PayoutRequest) =>
 
 const providerUnavailable = (what: string) =>
   new BadGateway({ code: "provider_unavailable", message: `The bank provider did not answer the ${what}. Nothing was sent; retry shortly (with the same reference, it is safe).` })
+
+/** The fallback bank list: the real Nigerian institutions, without the sandbox bank (only the sandbox provider has it). */
+const BUILT_IN_BANKS: ReadonlyArray<ProviderBank> = NIGERIAN_BANKS.filter((b) => b.code !== SANDBOX_BANK.code).map((b) => ({ name: b.name, code: b.code }))
 
 /** A name matches when the matcher finds it at least a partial match (initials, order and honorifics aside). */
 export const namesMatch = (given: string, resolved: string) => matchNames(given, resolved).band !== "WEAK"
@@ -84,7 +87,7 @@ export class Payouts extends Effect.Service<Payouts>()("services/transfers/Payou
           Effect.logWarning(`bank list: the provider failed (${e.reason}); answering ${cached ? "its last list" : "the built-in list"}`).pipe(
             Effect.as(cached
               ? { banks: cached.banks, source: "cache" as const }
-              : { banks: NIGERIAN_BANKS.map((b) => ({ name: b.name, code: b.code })), source: "built-in" as const })
+              : { banks: BUILT_IN_BANKS, source: "built-in" as const })
           ))
       )
     })

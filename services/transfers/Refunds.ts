@@ -141,7 +141,13 @@ export class Refunds extends Effect.Service<Refunds>()("services/transfers/Refun
       if (active) return yield* earlier(scope, reference, active)
       // Decide before asking the bank anything: a refund that cannot happen answers at once.
       const early = decideRefund((yield* figures(scope, deposit, rows, false)).input)
-      if (early.kind !== "refund") return yield* refundDecisionError(reference, early)
+      if (early.kind !== "refund") {
+        // A concurrent call's claim may have committed between reading `rows` and the figures (it lowers the account's
+        // overpayment): that refund answers this call (AlreadySent or 409), not a 400.
+        const since = activeRefund(yield* store.refundsOf(scope, reference))
+        if (since) return yield* earlier(scope, reference, since)
+        return yield* refundDecisionError(reference, early)
+      }
       const destination = yield* destinationOf(deposit, request)
       const recipient = yield* payouts.resolveRecipient(destination.accountNumber, destination.bankCode, request.accountName)
       const claimed = yield* claim(scope, deposit, recipient, actor)
