@@ -188,7 +188,9 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
           return { result: "ignored" as const, reference: typeof record.sessionId === "string" ? record.sessionId : null }
         }
         const e = decoded.right
-        const result = yield* outcomes.apply({ tenantId: creds.tenantId, mode: creds.mode }, e.reference, TRANSFER_OUTCOME_EVENTS[e.event]!, e.sessionId, e.reason)
+        const result = yield* outcomes.apply({ tenantId: creds.tenantId, mode: creds.mode }, e.reference, TRANSFER_OUTCOME_EVENTS[e.event]!, e.sessionId, e.reason, {
+          amountKobo: e.amountKobo, accountNumber: e.accountNumber
+        })
         return { result, reference: e.sessionId }
       })
 

@@ -90,17 +90,25 @@ export class TransferOutcomes extends Effect.Service<TransferOutcomes>()("servic
         return yield* store.find(scope, merchantTxRef, true)
       })
 
-    /** In a transaction of its own: the receiver's entry point (the provider's webhook) and the completer's. */
+    /**
+     * In a transaction of its own: the receiver's entry point (the provider's webhook) and the completer's. A report
+     * whose amount or destination is not the transfer's (a misrouted report) is logged and ignored.
+     */
     const apply = Effect.fn("TransferOutcomes.apply")(function* (
       scope: Scope,
       merchantTxRef: string,
       outcome: TransferOutcome,
       providerReference: string | null,
-      reason: string | null
+      reason: string | null,
+      reported?: { readonly amountKobo: number; readonly accountNumber: string }
     ) {
       return yield* sql.withTransaction(Effect.gen(function* () {
         const row = yield* lockFor(scope, merchantTxRef)
         if (!row) return "ignored" as const
+        if (reported && (reported.amountKobo !== row.amountKobo || reported.accountNumber !== row.accountNumber)) {
+          yield* Effect.logError(`the provider reported "${outcome}" for transfer ${merchantTxRef} with ${reported.amountKobo} kobo to ${reported.accountNumber}; the transfer is ${row.amountKobo} kobo to ${row.accountNumber}: ignored`)
+          return "ignored" as const
+        }
         return yield* applyLocked(scope, row, outcome, providerReference, reason)
       })).pipe(Effect.catchTag("SqlError", Effect.die))
     })

@@ -60,6 +60,11 @@ export class TransferDispatch extends Effect.Service<TransferDispatch>()("servic
      */
     const send = Effect.fn("TransferDispatch.send")(function* (scope: Scope, row: TransferRow) {
       yield* probe("beforeProviderCall", row.merchantTxRef)
+      // The fence: only while this fiber still holds the lease (a slow claimer may have been overtaken).
+      if (!(yield* store.renewLease(row.id, (yield* MoneyOutSettings).leaseMs))) {
+        yield* Effect.logWarning(`transfer ${row.merchantTxRef}: the lease ran out before the provider call; left to whoever took it over`)
+        return (yield* store.find(scope, row.merchantTxRef))!
+      }
       const creds = yield* tenants.providerFor(scope.tenantId, scope.mode).pipe(Effect.orDie)
       const answer = yield* withTimeout("transfer", provider.transfer({
         merchantId: creds.merchantId, mode: scope.mode, reference: row.merchantTxRef, amountKobo: row.amountKobo,

@@ -96,6 +96,14 @@ export class TransferStore extends Effect.Service<TransferStore>()("services/tra
       sql<{ id: string }>`UPDATE transfers SET lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = attempts + 1
         WHERE id = ${id} AND status = ${status} AND lease_until < now() RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
 
+    /**
+     * Renews the lease of a Pending transfer only while it is still held (not run out): the fence before a provider call,
+     * so a claimer that was too slow never calls after the completer or a retry took the transfer over.
+     */
+    const renewLease = (id: string, leaseMs: number) =>
+      sql<{ id: string }>`UPDATE transfers SET lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = attempts + 1
+        WHERE id = ${id} AND status = 'Pending' AND lease_until > now() RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
+
     /** Pushes the lease on (a provider call failed; the completer tries again after it). */
     const extendLease = (id: string, leaseMs: number) =>
       sql`UPDATE transfers SET lease_until = now() + make_interval(secs => ${leaseMs / 1000}) WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
@@ -130,6 +138,6 @@ export class TransferStore extends Effect.Service<TransferStore>()("services/tra
     const idOf = (scope: Scope, merchantTxRef: string) =>
       sql<{ id: string }>`SELECT id FROM transfers WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND merchant_tx_ref = ${merchantTxRef}`
 
-    return { find, insert, takeOver, extendLease, markSent, markOutcome, due, refundsOf, list, idOf } as const
+    return { find, insert, takeOver, renewLease, extendLease, markSent, markOutcome, due, refundsOf, list, idOf } as const
   })
 }) {}

@@ -20,6 +20,7 @@ interface Outcome {
   readonly reference?: string
   readonly sessionId: string
   readonly amountKobo?: unknown
+  readonly accountNumber?: string
   readonly reason?: string | null
 }
 
@@ -28,7 +29,7 @@ const bodyOf = (t: MoneyTenant, o: Outcome): Record<string, unknown> => ({
   merchantId: t.merchantId,
   sessionId: o.sessionId,
   ...(o.reference === undefined ? {} : { reference: o.reference }),
-  accountNumber: DIRECTORY.bolanle.accountNumber,
+  accountNumber: o.accountNumber ?? DIRECTORY.bolanle.accountNumber,
   amountKobo: o.amountKobo ?? 10_000,
   paidAt: new Date().toISOString(),
   reason: o.reason ?? null
@@ -130,7 +131,10 @@ layer(makeTestApp({ moneyOut: QUIET }), { timeout: 120_000, excludeTestServices:
       const t = yield* testTenant
       yield* fund(t, "tw-ok", [100_000])
       const p = yield* payout(t, "tw-ok-1", 30_000)
-      const o = (event: string) => ({ event, reference: p.ref, sessionId: p.providerReference })
+      const o = (event: string) => ({ event, reference: p.ref, sessionId: p.providerReference, amountKobo: 30_000 })
+      // A report whose amount is not the transfer's (a misrouted report) is ignored and changes nothing.
+      expectResult(yield* report(t, { ...o("transfer.success"), amountKobo: 30_001 }, PATHS[0]), "ignored")
+      expect((yield* transferOf(t, p.ref)).status).toBe("Processing")
       const first = yield* report(t, o("transfer.success"), PATHS[0])
       expectResult(first, "processed")
       expect(first.body.reference).toBe(p.providerReference)
@@ -171,7 +175,7 @@ layer(makeTestApp({ moneyOut: QUIET }), { timeout: 120_000, excludeTestServices:
       yield* fund(t, "tw-fail", [100_000])
       const p = yield* payout(t, "tw-fail-1", 40_000)
       expect(yield* balanceOf(t.token)).toMatchObject({ availableKobo: 60_000, inTransitKobo: 40_000, paidOutTodayKobo: 40_000 })
-      const o = (event: string) => ({ event, reference: p.ref, sessionId: p.providerReference, reason: "account closed" })
+      const o = (event: string) => ({ event, reference: p.ref, sessionId: p.providerReference, amountKobo: 40_000, reason: "account closed" })
       expectResult(yield* report(t, o("transfer.failed"), PATHS[1]), "processed")
       expect(yield* transferOf(t, p.ref)).toMatchObject({ status: "Failed", failureReason: "account closed" })
       const afterFail = { ledger: yield* ledgerOf(t), balance: yield* balanceOf(t.token) }
@@ -192,7 +196,7 @@ layer(makeTestApp({ moneyOut: QUIET }), { timeout: 120_000, excludeTestServices:
       const t = yield* testTenant
       yield* fund(t, "tw-rev", [100_000])
       const p = yield* payout(t, "tw-rev-1", 25_000)
-      const o = (event: string) => ({ event, reference: p.ref, sessionId: p.providerReference })
+      const o = (event: string) => ({ event, reference: p.ref, sessionId: p.providerReference, amountKobo: 25_000 })
       expectResult(yield* report(t, o("transfer.reversed")), "processed")
       expect((yield* transferOf(t, p.ref)).status).toBe("Reversed")
       expect(yield* balanceOf(t.token)).toMatchObject({ availableKobo: 100_000, inTransitKobo: 0 })
@@ -210,11 +214,11 @@ layer(makeTestApp({ moneyOut: QUIET }), { timeout: 120_000, excludeTestServices:
       const sent = yield* call("POST", `/api/v1/transactions/${deposit}/refund`, { token: t.testOwnerToken })
       expect(sent.body).toMatchObject({ status: "Sent", amountKobo: 5_000, transferStatus: "Processing" })
       const transfer = yield* transferOf(t, `rfd_${deposit}`)
-      expectResult(yield* report(t, { event: "transfer.failed", reference: `rfd_${deposit}`, sessionId: transfer.providerReference, amountKobo: 5_000 }, PATHS[1]), "processed")
+      expectResult(yield* report(t, { event: "transfer.failed", reference: `rfd_${deposit}`, sessionId: transfer.providerReference, amountKobo: 5_000, accountNumber: DIRECTORY.adaeze.accountNumber }, PATHS[1]), "processed")
       expect((yield* transferOf(t, `rfd_${deposit}`)).status).toBe("Failed")
       expect(yield* balanceOf(t.token)).toMatchObject({ heldKobo: 5_000, availableKobo: 10_000, inTransitKobo: 0 })
       expect((yield* call("GET", "/api/v1/virtual-accounts/tw-rfd", { token: t.token })).body).toMatchObject({ amountPaidKobo: 15_000, overpayment: 5_000 })
-      expectResult(yield* report(t, { event: "transfer.failed", reference: `rfd_${deposit}`, sessionId: transfer.providerReference, amountKobo: 5_000 }, PATHS[0]), "duplicate")
+      expectResult(yield* report(t, { event: "transfer.failed", reference: `rfd_${deposit}`, sessionId: transfer.providerReference, amountKobo: 5_000, accountNumber: DIRECTORY.adaeze.accountNumber }, PATHS[0]), "duplicate")
       expect((yield* balanceOf(t.token)).heldKobo).toBe(5_000)
       yield* assertLedgerInvariant
     }))
