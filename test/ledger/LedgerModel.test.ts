@@ -102,30 +102,35 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("the ledge
       expect(stripes.map((s) => s.balanceKobo).filter((b) => b > 0).sort((a, b) => a - b)).toEqual([5_000, 10_000])
       expect(yield* ledger.available(scope)).toBe(15_000)
 
+      // A payout's draw (the payout machinery's own journal: payouts_drawn / payouts_in_transit) lowers it.
       const payout = (journalId: string, amountKobo: number) =>
-        ledger.post(scope, journalId, [{ account: LedgerAccount.customerFunds("va_striped"), amountKobo }, { account: LedgerAccount.payoutsInTransit, amountKobo: -amountKobo }])
+        ledger.post(scope, journalId, [{ account: LedgerAccount.payoutsDrawn, amountKobo }, { account: LedgerAccount.payoutsInTransit, amountKobo: -amountKobo }])
       yield* sql.withTransaction(payout("test:stripe-out-1", 12_000))
       expect(yield* ledger.available(scope)).toBe(3_000)
       const over = yield* Effect.exit(sql.withTransaction(payout("test:stripe-out-2", 3_001)))
       expect(Exit.isFailure(over) && JSON.stringify(over.cause).includes("Overdrawn")).toBe(true)
       expect(yield* journal(t.tenantId, "test:stripe-out-2")).toEqual([])
-      expect(yield* ledger.available(scope)).toBe(3_000)
+      // The draw stood for a payout: it goes back (as a failed payout's does), so the books hold no transfer that does not exist.
+      yield* sql.withTransaction(ledger.post(scope, "test:stripe-out-1:returned", [
+        { account: LedgerAccount.payoutsInTransit, amountKobo: 12_000 }, { account: LedgerAccount.payoutsDrawn, amountKobo: -12_000 }
+      ]))
+      expect(yield* ledger.available(scope)).toBe(15_000)
       yield* assertLedgerInvariant
     }))
 
   it.effect("a reversal after the money left takes what is still free and posts the rest to tenant_receivable", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const ledger = yield* Ledger
       const t = yield* testTenant
       const account = yield* createAccount(t.token, "late-1", "John Adeyemi", 100_000)
       const paid = yield* sendSigned(t, { accountNumber: account.nuban, amountKobo: 100_000 })
       yield* waitForTransactions(t.tenantId, 1)
       const [va] = yield* sql<{ id: string }>`SELECT id FROM virtual_accounts WHERE tenant_id = ${t.tenantId} AND account_ref = 'late-1'`
-      // 60,000 is settled out of the account (as the settlement worker will do).
-      yield* sql.withTransaction(ledger.post({ tenantId: t.tenantId, mode: "test" }, "stl:test-late", [
-        { account: LedgerAccount.customerFunds(va!.id), amountKobo: 60_000 }, { account: LedgerAccount.payoutsInTransit, amountKobo: -60_000 }
-      ]))
+      // 60,000 leaves as a payout (it draws on the tenant's available balance, which only this account fills).
+      const payout = yield* call("POST", "/api/v1/transfers/bank", {
+        token: t.token, json: { merchantTxRef: "late-out", amountKobo: 60_000, accountNumber: "0123456785", bankCode: "058" }
+      })
+      expect(payout.status).toBe(201)
       const reversal = yield* sendSigned(t, { accountNumber: account.nuban, amountKobo: 100_000, event: "transfer.reversal", reversedSessionId: paid.sessionId })
       yield* waitForTransactions(t.tenantId, 2)
       expect(yield* journal(t.tenantId, `txn:${reversal.sessionId}`)).toEqual([
