@@ -49,10 +49,12 @@ export class Holds extends Effect.Service<Holds>()("services/transfers/Holds", {
 
     const hold = Effect.fn("Holds.hold")(function* (scope: Scope, reference: string, request: HoldRequest, actor: string) {
       return yield* sql.withTransaction(Effect.gen(function* () {
-        const deposit = yield* creditedDeposit(yield* transactions.findRow(scope.tenantId, scope.mode, reference).pipe(Effect.orDie), reference)
-        yield* lockAccount(deposit.virtualAccountId)
+        const row = yield* transactions.findRow(scope.tenantId, scope.mode, reference).pipe(Effect.orDie)
+        if (row?.virtualAccountId) yield* lockAccount(row.virtualAccountId)
         const current = yield* store.find(scope, reference, true)
+        // Idempotent: an active hold answers as it is, whatever became of its deposit since (a reversal, say).
         if (current?.status === "Held") return toHold(current)
+        const deposit = yield* creditedDeposit(row, reference)
         const holdable = holdableKobo({
           appliedKobo: deposit.appliedKobo - deposit.reversedKobo,
           refundedKobo: yield* refundedOf(scope, reference),

@@ -133,12 +133,14 @@ export class Refunds extends Effect.Service<Refunds>()("services/transfers/Refun
       })).pipe(Effect.catchTag("SqlError", Effect.die))
 
     const refund = Effect.fn("Refunds.refund")(function* (scope: Scope, reference: string, request: RefundRequest, actor: string) {
-      const deposit = yield* creditedDeposit(yield* transactions.findRow(scope.tenantId, scope.mode, reference).pipe(Effect.orDie), reference).pipe(
-        Effect.catchTag("BadRequest", () => Effect.fail(new BadRequest({ code: "no_refundable_surplus", message: `Deposit ${reference} is not a completed deposit into an account: it has no surplus to refund.` })))
-      )
+      const row = yield* transactions.findRow(scope.tenantId, scope.mode, reference).pipe(Effect.orDie)
+      // Idempotent per deposit: a refund sent (or on its way) answers as it is, whatever became of the deposit since.
       const rows = yield* store.refundsOf(scope, reference)
       const active = activeRefund(rows)
       if (active) return yield* earlier(scope, reference, active)
+      const deposit = yield* creditedDeposit(row, reference).pipe(
+        Effect.catchTag("BadRequest", () => Effect.fail(new BadRequest({ code: "no_refundable_surplus", message: `Deposit ${reference} is not a completed deposit into an account: it has no surplus to refund.` })))
+      )
       // Decide before asking the bank anything: a refund that cannot happen answers at once.
       const early = decideRefund((yield* figures(scope, deposit, rows, false)).input)
       if (early.kind !== "refund") {
