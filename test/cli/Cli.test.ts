@@ -1,26 +1,14 @@
 import { expect, layer } from "@effect/vitest"
 import { verify } from "@node-rs/argon2"
 import { Effect, Redacted } from "effect"
-import pg from "pg"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
-import { type CliResult, runCli, tempDir } from "../support/Processes.js"
+import { runCli, tempDir } from "../support/Processes.js"
+import { query, shown } from "../support/CliRuns.js"
 
 /** Each CLI run is a fresh Node process (a second or more on a busy machine); a test makes up to ten. */
 const TEST_TIMEOUT_MS = 180_000
 
-const shown = (r: CliResult) => `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`
 
-/** Reads the test database directly, to check what the CLI wrote. */
-const query = <A>(url: string, text: string, params: ReadonlyArray<unknown> = []) =>
-  Effect.promise(async () => {
-    const client = new pg.Client({ connectionString: url })
-    await client.connect()
-    try {
-      return (await client.query(text, params as Array<unknown>)).rows as Array<A>
-    } finally {
-      await client.end()
-    }
-  })
 
 layer(TestDatabaseLive, { timeout: 120_000, excludeTestServices: true })("collections CLI on a real Postgres", (it) => {
   const dataDir = tempDir("collections-cli-")

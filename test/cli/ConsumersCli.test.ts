@@ -7,12 +7,12 @@ import { BUILT_IN, ConsumerRegistry, type Subscription } from "../../streams/con
 import { type Consumer, makeConsumerRunner } from "../../streams/consumers/Runner.js"
 import { relayConsumer } from "../../streams/OutboxRelay.js"
 import { InProcessReconciledBusLive } from "../../streams/ReconciledBus.js"
-import { type CliResult, runCli, tempDir } from "../support/Processes.js"
+import { runCli, tempDir } from "../support/Processes.js"
 import { TestSql } from "../support/TestApp.js"
 import { TestDatabaseUrl } from "../support/TestDatabase.js"
+import { shown } from "../support/CliRuns.js"
 
 const TEST_TIMEOUT_MS = 180_000
-const shown = (r: CliResult) => `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`
 
 const CLI_TEST: Subscription = { name: "test-cli", eventTypes: ["test.cli"] }
 

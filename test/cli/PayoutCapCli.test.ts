@@ -1,9 +1,9 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import pg from "pg"
 import { DEFAULT_DAILY_PAYOUT_CAP_KOBO, lagosDay } from "../../src/domain/MoneyOut.js"
-import { type CliResult, runCli, tempDir } from "../support/Processes.js"
+import { runCli, tempDir } from "../support/Processes.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
+import { query, shown } from "../support/CliRuns.js"
 
 /** Each CLI run is a fresh Node process (a second or more on a busy machine). */
 const TEST_TIMEOUT_MS = 180_000
@@ -11,19 +11,7 @@ const TEST_TIMEOUT_MS = 180_000
 /** A pattern matching exactly `text`. */
 const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`)
 
-const shown = (r: CliResult) => `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`
 
-/** Reads (or writes) the test database directly, beside the CLI. */
-const query = <A>(url: string, text: string, params: ReadonlyArray<unknown> = []) =>
-  Effect.promise(async () => {
-    const client = new pg.Client({ connectionString: url })
-    await client.connect()
-    try {
-      return (await client.query(text, params as Array<unknown>)).rows as Array<A>
-    } finally {
-      await client.end()
-    }
-  })
 
 layer(TestDatabaseLive, { timeout: 120_000, excludeTestServices: true })("collections tenants set-payout-cap on a real Postgres", (it) => {
   const dataDir = tempDir("collections-cli-cap-")

@@ -2,9 +2,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { type CliResult, freePort, http, runCli, type Service, startService, tempDir } from "../support/Processes.js"
+import { freePort, http, runCli, type Service, startService, tempDir } from "../support/Processes.js"
+import { shown } from "../support/CliRuns.js"
 
-const shown = (r: CliResult) => `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`
 
 /** The service as `npm start` runs it without DATABASE_URL and NATS_URL; stopped (SIGKILL) if the test did not stop it. */
 const service = (dataDir: string) =>
