@@ -49,23 +49,11 @@ export const toTransfer = (r: TransferRow): Transfer => ({
   mode: r.mode
 })
 
-export interface NewTransfer {
-  readonly id: string
-  readonly merchantTxRef: string
-  readonly source: TransferSource
-  readonly requestFingerprint: string
-  readonly amountKobo: number
-  readonly accountNumber: string
-  readonly bankCode: string
-  readonly bankName: string
-  readonly accountName: string
-  readonly narration: string | null
-  readonly provider: string
-  readonly depositReference: string | null
-  readonly virtualAccountId: string | null
-  readonly capDay: string | null
-  readonly createdBy: string
-}
+/** What a claim inserts: the transfer's own fields, and who made it. */
+export type NewTransfer = Pick<TransferRow,
+  | "id" | "merchantTxRef" | "source" | "requestFingerprint" | "amountKobo" | "accountNumber" | "bankCode" | "bankName" | "accountName"
+  | "narration" | "provider" | "depositReference" | "virtualAccountId" | "capDay"
+> & { readonly createdBy: string }
 
 /** The SQL of the transfers table: one function per statement. */
 export class TransferStore extends Effect.Service<TransferStore>()("services/transfers/TransferStore", {
