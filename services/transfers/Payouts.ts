@@ -6,8 +6,9 @@ import { pageOf } from "../../src/contract/Schemas.js"
 import type { Balance, Transfer } from "../../src/contract/Transfer.js"
 import { findBankByCode, NIGERIAN_BANKS, SANDBOX_BANK } from "../../src/domain/Banks.js"
 import { newId } from "../../src/domain/Ids.js"
+import { LedgerAccount } from "../../src/domain/Ledger.js"
 import type { Scope } from "../../src/domain/Mode.js"
-import { isReservedReference, lagosDay, MoneyJournal, payoutClaimLegs } from "../../src/domain/MoneyOut.js"
+import { isReservedReference, lagosDay, MoneyJournal, payoutClaimLegs, spendableKobo } from "../../src/domain/MoneyOut.js"
 import { matchNames } from "../../src/domain/NameMatch.js"
 import { Ledger } from "../Ledger.js"
 import { cursorId, limitOf, type PageRequest } from "../Paging.js"
@@ -155,13 +156,18 @@ export class Payouts extends Effect.Service<Payouts>()("services/transfers/Payou
         }, settings.leaseMs)
         if (id === undefined) return { kind: "existing" as const, row: (yield* store.find(scope, input.merchantTxRef))! }
         yield* takeFromCap(scope, day, input.amountKobo)
+        // The available balance locked (every stripe), so a reversal cannot change it or the receivable meanwhile.
+        const availableKobo = yield* ledger.available(scope, true)
+        const owedKobo = yield* ledger.balance(scope, LedgerAccount.tenantReceivable)
+        if (input.amountKobo > spendableKobo(availableKobo, owedKobo)) {
+          return yield* new Unprocessable({
+            code: "insufficient_balance",
+            message: `This payout of ${input.amountKobo} kobo is more than the available balance (${spendableKobo(availableKobo, owedKobo)} kobo` +
+              `${owedKobo > 0 ? `, after the ${owedKobo} kobo owed for reversals the bank made after the money had left` : ""}). Nothing was sent.`
+          })
+        }
         yield* ledger.post(scope, MoneyJournal.claim("payout", input.merchantTxRef), payoutClaimLegs(input.amountKobo)).pipe(
-          Effect.catchTag("Overdrawn", () =>
-            Effect.flatMap(ledger.available(scope), (availableKobo) =>
-              Effect.fail(new Unprocessable({
-                code: "insufficient_balance",
-                message: `This payout of ${input.amountKobo} kobo is more than the available balance (${availableKobo} kobo). Nothing was sent.`
-              }))))
+          Effect.catchTag("Overdrawn", (e) => Effect.dieMessage(`the available balance was locked and sufficient: ${e.message}`))
         )
         yield* probe("beforeClaimCommit", input.merchantTxRef)
         return { kind: "claimed" as const, row: (yield* store.find(scope, input.merchantTxRef))! }
@@ -226,8 +232,10 @@ export class Payouts extends Effect.Service<Payouts>()("services/transfers/Payou
         WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND day = ${day}::date`.pipe(Effect.orDie)
       const cap = today?.capKobo ?? (yield* capOf(scope))
       const used = today?.usedKobo ?? 0
+      const receivableKobo = yield* ledger.balance(scope, LedgerAccount.tenantReceivable)
       return {
-        availableKobo: yield* ledger.available(scope),
+        availableKobo: spendableKobo(yield* ledger.available(scope), receivableKobo),
+        receivableKobo,
         heldKobo: figures!.heldKobo,
         pendingReviewKobo: figures!.pendingReviewKobo,
         inTransitKobo: figures!.inTransitKobo,

@@ -5,7 +5,7 @@ import type { Refund } from "../../src/contract/Transfer.js"
 import { newId } from "../../src/domain/Ids.js"
 import { LedgerAccount, move } from "../../src/domain/Ledger.js"
 import type { Scope } from "../../src/domain/Mode.js"
-import { decideRefund, MoneyJournal, refundClaimLegs, refundReference, type RefundInput } from "../../src/domain/MoneyOut.js"
+import { decideRefund, MoneyJournal, refundClaimLegs, refundReference, type RefundInput, spendableKobo } from "../../src/domain/MoneyOut.js"
 import { overpaymentKobo } from "../../src/domain/Reconciliation.js"
 import { Ledger } from "../Ledger.js"
 import { BankProvider } from "../provider/BankProvider.js"
@@ -84,7 +84,9 @@ export class Refunds extends Effect.Service<Refunds>()("services/transfers/Refun
           overpaymentKobo: overpaymentKobo(account!),
           heldKobo: hold?.status === "Held" ? hold.heldKobo : 0,
           freeKobo: yield* ledger.balance(scope, LedgerAccount.customerFunds(deposit.virtualAccountId)),
-          availableKobo: yield* ledger.available(scope)
+          // In the claim the available balance is locked (after the account and the hold: the lock order), so a
+          // reversal cannot change it or the receivable before the claim commits.
+          availableKobo: spendableKobo(yield* ledger.available(scope, lockHold), yield* ledger.balance(scope, LedgerAccount.tenantReceivable))
         }
         return { input, hold }
       })

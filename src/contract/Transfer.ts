@@ -53,6 +53,7 @@ export type Refund = typeof Refund.Type
 
 export const Balance = Schema.Struct({
   availableKobo: Schema.Int,
+  receivableKobo: Schema.Int,
   heldKobo: Schema.Int,
   pendingReviewKobo: Schema.Int,
   inTransitKobo: Schema.Int,

@@ -85,6 +85,8 @@ interface Model {
 }
 
 const available = (m: Model) => m.accounts.reduce((s, a) => s + a.free, 0) - m.drawn
+/** What money out may still send: the available balance less what the tenant owes for late reversals. */
+const spendable = (m: Model) => Math.max(0, available(m) - m.receivable)
 const due = (a: MAccount) => Math.max(a.expected - a.paid, 0)
 const overpayment = (a: MAccount) => Math.max(a.paid - a.expected, 0)
 const paymentState = (a: MAccount) => (a.paid === 0 ? "AwaitingPayment" : a.paid < a.expected ? "PartiallyPaid" : a.paid === a.expected ? "FullyPaid" : "Overpaid")
@@ -199,10 +201,10 @@ const verify = (m: Model, r: Real) =>
     const balance = (yield* call("GET", "/api/v1/balance", { token: r.t.token })).body
     const sameDay = balance.day === r.day
     same("balance (GET /balance)", {
-      availableKobo: balance.availableKobo, heldKobo: balance.heldKobo, inTransitKobo: balance.inTransitKobo, pendingReviewKobo: balance.pendingReviewKobo,
+      availableKobo: balance.availableKobo, receivableKobo: balance.receivableKobo, heldKobo: balance.heldKobo, inTransitKobo: balance.inTransitKobo, pendingReviewKobo: balance.pendingReviewKobo,
       paidOutTodayKobo: sameDay ? balance.paidOutTodayKobo : m.paidOutToday
     }, {
-      availableKobo: available(m), heldKobo: m.accounts.reduce((s, a) => s + a.escrow, 0), inTransitKobo: 0, pendingReviewKobo: 0, paidOutTodayKobo: m.paidOutToday
+      availableKobo: spendable(m), receivableKobo: m.receivable, heldKobo: m.accounts.reduce((s, a) => s + a.escrow, 0), inTransitKobo: 0, pendingReviewKobo: 0, paidOutTodayKobo: m.paidOutToday
     })
     // The ledger's own figures (natural balances: customer_funds and escrow are liabilities, tenant_receivable an asset).
     const ledger = yield* sql<{ account: string; sum: number }>`SELECT account, sum(amount_kobo)::bigint AS sum FROM ledger_entries
@@ -469,13 +471,13 @@ class Refund extends Cmd {
       const answer = yield* call("POST", `/api/v1/transactions/${d.reference}/refund`, { token: r.t.testOwnerToken, ...(body ? { json: body } : {}) })
       // The model, as DESIGN.md has it: only a completed deposit's unrefunded surplus, never more than the account is
       // still overpaid by; the deposit's held money first, then its account's free money as far as the available
-      // balance still has it. One refund per deposit: a sent one answers AlreadySent; a failed or reversed one came
+      // balance still has it, less what the tenant owes for late reversals. One refund per deposit: a sent one answers AlreadySent; a failed or reversed one came
       // back (held again) and may be tried again.
       const sent = d.refunds.find((x) => x.end === "Successful")
       const refundable = Math.min(d.surplus, overpayment(a))
       const held = d.hold?.status === "Held" ? d.hold.held : 0
       const fromEscrow = Math.min(Math.max(refundable, 0), held)
-      const fromFree = Math.max(0, Math.min(refundable - fromEscrow, a.free, available(m)))
+      const fromFree = Math.max(0, Math.min(refundable - fromEscrow, a.free, spendable(m)))
       let want: Expect
       if (sent) want = { status: 200 }
       else if (d.status !== "Completed") want = problem(400, "no_refundable_surplus")
@@ -551,7 +553,7 @@ class Payout extends Cmd {
   }
   act(m: Model, r: Real) {
     return Effect.gen(this, function* () {
-      const have = available(m)
+      const have = spendable(m)
       const kobo = this.amount.kind === "all" ? Math.max(have, 1) : this.amount.kind === "over" ? have + 1
         : this.amount.kind === "permille" ? Math.max(1, Math.floor((have * this.amount.p) / 1000)) : this.amount.n
       const merchantTxRef = `po-${r.run}-${++m.payouts}`

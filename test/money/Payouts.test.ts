@@ -2,6 +2,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { call, makeTestApp } from "../support/TestApp.js"
+import { sendSigned, waitForTransactions } from "../support/Pipeline.js"
 import { assertLedgerInvariant, balanceOf, DIRECTORY, fund, providerCalls, testTenant, waitForTransfer } from "./support.js"
 
 layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("payouts", (it) => {
@@ -67,6 +68,32 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("payouts",
       expectProblem(yield* call("GET", "/api/v1/transfers/nope", { token: t.token }), 404, "transfer_not_found")
       const list = yield* call("GET", "/api/v1/transfers", { token: t.token })
       expect(list.body.data.map((x: any) => x.merchantTxRef)).toEqual(["e-2"])
+      yield* assertLedgerInvariant
+    }))
+
+  it.effect("what a late reversal left owing is netted off payouts: held money the bank took back cannot be paid out after a release", () =>
+    Effect.gen(function* () {
+      const t = yield* testTenant
+      const a = yield* fund(t, "net-a", [100_000])
+      yield* fund(t, "net-b", [50_000])
+      const deposit = a.references[0]!
+      expectStatus(yield* call("POST", `/api/v1/settlements/${deposit}/hold`, { token: t.token }), 200)
+      // The bank reverses the held deposit: none of it is free, so all of it is owed (tenant_receivable).
+      const reversal = yield* sendSigned(t, { accountNumber: a.account.nuban, amountKobo: 100_000, event: "transfer.reversal", reversedSessionId: deposit })
+      expect(reversal.status).toBe(200)
+      yield* waitForTransactions(t.tenantId, 3)
+      expect(yield* balanceOf(t.token)).toMatchObject({ availableKobo: 0, receivableKobo: 100_000, heldKobo: 100_000 })
+      const to = { accountNumber: DIRECTORY.ibrahim.accountNumber, bankCode: DIRECTORY.ibrahim.bankCode }
+      expectProblem(yield* call("POST", "/api/v1/transfers/bank", { token: t.token, json: { merchantTxRef: "net-1", amountKobo: 1, ...to } }), 422, "insufficient_balance")
+      // Released, the held money is free again, but only what is not owed may leave.
+      expectStatus(yield* call("POST", `/api/v1/settlements/${deposit}/release`, { token: t.token }), 200)
+      expect(yield* balanceOf(t.token)).toMatchObject({ availableKobo: 50_000, receivableKobo: 100_000, heldKobo: 0 })
+      const over = yield* call("POST", "/api/v1/transfers/bank", { token: t.token, json: { merchantTxRef: "net-2", amountKobo: 50_001, ...to } })
+      expectProblem(over, 422, "insufficient_balance")
+      expect(over.body.message).toContain("owed for reversals")
+      expectStatus(yield* call("POST", "/api/v1/transfers/bank", { token: t.token, json: { merchantTxRef: "net-3", amountKobo: 50_000, ...to } }), 201)
+      expect((yield* waitForTransfer(t.token, "net-3")).status).toBe("Successful")
+      expect(yield* balanceOf(t.token)).toMatchObject({ availableKobo: 0, receivableKobo: 100_000 })
       yield* assertLedgerInvariant
     }))
 })
