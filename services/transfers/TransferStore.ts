@@ -92,10 +92,6 @@ export class TransferStore extends Effect.Service<TransferStore>()("services/tra
       sql<{ id: string }>`UPDATE transfers SET lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = attempts + 1
         WHERE id = ${id} AND status = 'Pending' AND lease_until > now() RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
 
-    /** Pushes the lease on (a provider call failed; the completer tries again after it). */
-    const extendLease = (id: string, leaseMs: number) =>
-      sql`UPDATE transfers SET lease_until = now() + make_interval(secs => ${leaseMs / 1000}) WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
-
     /** Pending -> Processing: the provider accepted it. The lease becomes the time of the first status check. */
     const markSent = (id: string, providerReference: string, statusCheckAfterMs: number) =>
       sql<{ id: string }>`UPDATE transfers SET status = 'Processing', provider_reference = ${providerReference}, sent_at = now(),
@@ -126,6 +122,6 @@ export class TransferStore extends Effect.Service<TransferStore>()("services/tra
     const idOf = (scope: Scope, merchantTxRef: string) =>
       sql<{ id: string }>`SELECT id FROM transfers WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND merchant_tx_ref = ${merchantTxRef}`
 
-    return { find, insert, takeOver, renewLease, extendLease, markSent, markOutcome, due, refundsOf, list, idOf } as const
+    return { find, insert, takeOver, renewLease, markSent, markOutcome, due, refundsOf, list, idOf } as const
   })
 }) {}
