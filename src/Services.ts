@@ -11,6 +11,7 @@ import type { BankProvider } from "../services/provider/BankProvider.js"
 import { SandboxFaults } from "../services/provider/SandboxFaults.js"
 import { SandboxProviderLive } from "../services/provider/SandboxProvider.js"
 import { SandboxReporterLive } from "../services/provider/SandboxReporter.js"
+import { BankDirectory } from "../services/transfers/BankDirectory.js"
 import { Holds } from "../services/transfers/Holds.js"
 import { HoldStore } from "../services/transfers/HoldStore.js"
 import { TransferOutcomes } from "../services/transfers/Outcomes.js"
@@ -62,7 +63,7 @@ export const BusesLive = Layer.unwrapEffect(
 export const makeServices = <E, R>(provider: Layer.Layer<BankProvider, E, R>) =>
   Refunds.Default.pipe(
     Layer.provideMerge(Layer.mergeAll(Payouts.Default, Holds.Default)),
-    Layer.provideMerge(Layer.mergeAll(Receiver.Default, Reconciler.Default, Reviews.Default, TransferDispatch.Default)),
+    Layer.provideMerge(Layer.mergeAll(Receiver.Default, Reconciler.Default, Reviews.Default, TransferDispatch.Default, BankDirectory.Default)),
     Layer.provideMerge(TransferOutcomes.Default),
     Layer.provideMerge(Layer.mergeAll(
       Users.Default, ApiKeys.Default, VirtualAccounts.Default, Inbox.Default, Transactions.Default, Ledger.Default, Outbox.Default,

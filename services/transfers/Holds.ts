@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { BadRequest, Conflict, notFound } from "../../src/contract/Problems.js"
 import { LedgerAccount, move } from "../../src/domain/Ledger.js"
 import type { Scope } from "../../src/domain/Mode.js"
-import { holdableKobo, MoneyJournal } from "../../src/domain/MoneyOut.js"
+import { holdableKobo, MoneyJournal, refundedKobo } from "../../src/domain/MoneyOut.js"
 import { Ledger } from "../Ledger.js"
 import { Tenants } from "../Tenants.js"
 import { type TransactionRow, Transactions } from "../Transactions.js"
@@ -40,24 +40,18 @@ export class Holds extends Effect.Service<Holds>()("services/transfers/Holds", {
     const transfers = yield* TransferStore
     const tenants = yield* Tenants
 
-    const lockAccount = (id: string) => sql`SELECT 1 FROM virtual_accounts WHERE id = ${id} FOR UPDATE`.pipe(Effect.orDie)
-
-    /** What refunds (sent or on their way) took of a deposit. */
-    const refundedOf = (scope: Scope, reference: string) =>
-      Effect.map(transfers.refundsOf(scope, reference), (rows) =>
-        rows.filter((r) => r.status === "Pending" || r.status === "Processing" || r.status === "Successful").reduce((s, r) => s + r.amountKobo, 0))
 
     const hold = Effect.fn("Holds.hold")(function* (scope: Scope, reference: string, request: HoldRequest, actor: string) {
       return yield* sql.withTransaction(Effect.gen(function* () {
         const row = yield* transactions.findRow(scope.tenantId, scope.mode, reference).pipe(Effect.orDie)
-        if (row?.virtualAccountId) yield* lockAccount(row.virtualAccountId)
+        if (row?.virtualAccountId) yield* transfers.lockAccount(row.virtualAccountId)
         const current = yield* store.find(scope, reference, true)
         // Idempotent: an active hold answers as it is, whatever became of its deposit since (a reversal, say).
         if (current?.status === "Held") return toHold(current)
         const deposit = yield* creditedDeposit(row, reference)
         const holdable = holdableKobo({
           appliedKobo: deposit.appliedKobo - deposit.reversedKobo,
-          refundedKobo: yield* refundedOf(scope, reference),
+          refundedKobo: refundedKobo(yield* transfers.refundsOf(scope, reference)),
           freeKobo: yield* ledger.balance(scope, LedgerAccount.customerFunds(deposit.virtualAccountId)),
           availableKobo: yield* ledger.available(scope)
         })
@@ -85,7 +79,7 @@ export class Holds extends Effect.Service<Holds>()("services/transfers/Holds", {
           const deposit = yield* transactions.findRow(scope.tenantId, scope.mode, reference).pipe(Effect.orDie)
           return yield* (deposit ? notFound("hold", reference) : notFound("transaction", reference))
         }
-        yield* lockAccount(seen.virtualAccountId)
+        yield* transfers.lockAccount(seen.virtualAccountId)
         const current = (yield* store.find(scope, reference, true))!
         if (current.status === "Released") return toHold(current)
         if (current.status === "Refunded") {
@@ -99,6 +93,6 @@ export class Holds extends Effect.Service<Holds>()("services/transfers/Holds", {
       })).pipe(Effect.catchTag("SqlError", Effect.die))
     })
 
-    return { hold, release, refundedOf } as const
+    return { hold, release } as const
   })
 }) {}

@@ -86,7 +86,7 @@ export class TransferOutcomes extends Effect.Service<TransferOutcomes>()("servic
       Effect.gen(function* () {
         const seen = yield* store.find(scope, merchantTxRef)
         if (!seen) return undefined
-        if (seen.virtualAccountId !== null) yield* sql`SELECT 1 FROM virtual_accounts WHERE id = ${seen.virtualAccountId} FOR UPDATE`.pipe(Effect.orDie)
+        if (seen.virtualAccountId !== null) yield* store.lockAccount(seen.virtualAccountId)
         return yield* store.find(scope, merchantTxRef, true)
       })
 

@@ -1,18 +1,17 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Duration, Effect, Ref } from "effect"
+import { Clock, Effect } from "effect"
 import * as crypto from "node:crypto"
-import { BadGateway, BadRequest, Conflict, NotFound, notFound, Unprocessable } from "../../src/contract/Problems.js"
+import { BadRequest, Conflict, notFound, Unprocessable } from "../../src/contract/Problems.js"
 import { pageOf } from "../../src/contract/Schemas.js"
 import type { Balance, Transfer } from "../../src/contract/Transfer.js"
-import { findBankByCode, NIGERIAN_BANKS, SANDBOX_BANK } from "../../src/domain/Banks.js"
 import { newId } from "../../src/domain/Ids.js"
 import { LedgerAccount } from "../../src/domain/Ledger.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { isReservedReference, lagosDay, MoneyJournal, payoutClaimLegs, spendableKobo } from "../../src/domain/MoneyOut.js"
-import { matchNames } from "../../src/domain/NameMatch.js"
 import { Ledger } from "../Ledger.js"
 import { cursorId, limitOf, type PageRequest } from "../Paging.js"
-import { BankProvider, type ProviderBank, ProviderError } from "../provider/BankProvider.js"
+import { BankProvider } from "../provider/BankProvider.js"
+import { BankDirectory, type Recipient } from "./BankDirectory.js"
 import { probe } from "./MoneyOutHooks.js"
 import { PayoutCaps } from "./PayoutCaps.js"
 import { MoneyOutSettings } from "./Settings.js"
@@ -29,25 +28,9 @@ export interface PayoutRequest {
   readonly accountName?: string | undefined
 }
 
-export interface Recipient {
-  readonly accountNumber: string
-  readonly bankCode: string
-  readonly bankName: string
-  readonly accountName: string
-}
-
 /** Everything that defines a payout: the same merchantTxRef with other values is another request (409). */
 const fingerprintOf = (r: PayoutRequest) =>
   crypto.createHash("sha256").update(JSON.stringify([r.amountKobo, r.accountNumber, r.bankCode, r.narration ?? null])).digest("hex")
-
-const providerUnavailable = (what: string) =>
-  new BadGateway({ code: "provider_unavailable", message: `The bank provider did not answer the ${what}. Nothing was sent; retry shortly (with the same reference, it is safe).` })
-
-/** The fallback bank list: the real Nigerian institutions, without the sandbox bank (only the sandbox provider has it). */
-const BUILT_IN_BANKS: ReadonlyArray<ProviderBank> = NIGERIAN_BANKS.filter((b) => b.code !== SANDBOX_BANK.code).map((b) => ({ name: b.name, code: b.code }))
-
-/** A name matches when the matcher finds it at least a partial match (initials, order and honorifics aside). */
-export const namesMatch = (given: string, resolved: string) => matchNames(given, resolved).band !== "WEAK"
 
 /**
  * Payouts (`POST /transfers/bank`) and what goes with them: the bank list, name enquiry, the tenant's balance and its
@@ -63,64 +46,7 @@ export class Payouts extends Effect.Service<Payouts>()("services/transfers/Payou
     const dispatch = yield* TransferDispatch
     const ledger = yield* Ledger
     const caps = yield* PayoutCaps
-    const bankCache = yield* Ref.make<{ readonly until: number; readonly banks: ReadonlyArray<ProviderBank> } | undefined>(undefined)
-
-    const timed = <A, E>(what: string, effect: Effect.Effect<A, E>) =>
-      Effect.flatMap(MoneyOutSettings, (s) =>
-        effect.pipe(Effect.timeoutFail({
-          duration: Duration.millis(s.providerTimeoutMs),
-          onTimeout: () => new ProviderError({ provider: provider.name, reason: `${what} got no answer in ${s.providerTimeoutMs} ms` })
-        })))
-
-    /**
-     * The provider's bank list, kept for `bankListTtlMs`; when the provider fails, the last list it gave, or else the
-     * built-in Nigerian list. Never an error.
-     */
-    const banks = Effect.fn("Payouts.banks")(function* () {
-      const now = yield* Clock.currentTimeMillis
-      const cached = yield* Ref.get(bankCache)
-      if (cached && cached.until > now) return { banks: cached.banks, source: "provider" as const }
-      const settings = yield* MoneyOutSettings
-      return yield* timed("bank list", provider.listBanks()).pipe(
-        Effect.tap((list) => Ref.set(bankCache, { until: now + settings.bankListTtlMs, banks: list })),
-        Effect.map((list) => ({ banks: list, source: "provider" as const })),
-        Effect.catchAll((e) =>
-          Effect.logWarning(`bank list: the provider failed (${e.reason}); answering ${cached ? "its last list" : "the built-in list"}`).pipe(
-            Effect.as(cached
-              ? { banks: cached.banks, source: "cache" as const }
-              : { banks: BUILT_IN_BANKS, source: "built-in" as const })
-          ))
-      )
-    })
-
-    const bankNameOf = (code: string) =>
-      Effect.map(banks(), (b) => b.banks.find((x) => x.code === code)?.name ?? findBankByCode(code)?.name ?? code)
-
-    /** Name enquiry, as `POST /transfers/bank/lookup` answers it. */
-    const lookup = Effect.fn("Payouts.lookup")(function* (accountNumber: string, bankCode: string) {
-      const found = yield* timed("name enquiry", provider.nameEnquiry(accountNumber, bankCode)).pipe(
-        Effect.catchTags({
-          InvalidBankAccount: (e) => Effect.fail(new BadRequest({ code: "invalid_bank_account", message: `Not a valid bank account: ${e.reason}.` })),
-          AccountNotFound: () => Effect.fail(new NotFound({ code: "bank_account_not_found", message: `Bank ${bankCode} has no account ${accountNumber}.` })),
-          ProviderError: () => Effect.fail(providerUnavailable("name enquiry"))
-        })
-      )
-      return { accountNumber, bankCode, bankName: yield* bankNameOf(bankCode), accountName: found.accountName } satisfies Recipient
-    })
-
-    /** Name enquiry before money moves: the destination must exist, and match the name the caller expects if it gave one. */
-    const resolveRecipient = Effect.fn("Payouts.resolveRecipient")(function* (accountNumber: string, bankCode: string, expectedName: string | undefined) {
-      const recipient = yield* lookup(accountNumber, bankCode).pipe(
-        Effect.catchTag("NotFound", (e) => Effect.fail(new Unprocessable({ code: "recipient_not_found", message: e.message })))
-      )
-      if (expectedName !== undefined && !namesMatch(expectedName, recipient.accountName)) {
-        return yield* new Unprocessable({
-          code: "account_name_mismatch",
-          message: `The bank names account ${accountNumber} "${recipient.accountName}", which does not match ${JSON.stringify(expectedName)}. Nothing was sent.`
-        })
-      }
-      return recipient
-    })
+    const directory = yield* BankDirectory
 
     const capOf = caps.capOf
 
@@ -193,7 +119,7 @@ export class Payouts extends Effect.Service<Payouts>()("services/transfers/Payou
       const fingerprint = fingerprintOf(input)
       const seen = yield* store.find(scope, input.merchantTxRef)
       if (seen) return yield* existing(scope, seen, fingerprint)
-      const recipient = yield* resolveRecipient(input.accountNumber, input.bankCode, input.accountName)
+      const recipient = yield* directory.resolveRecipient(input.accountNumber, input.bankCode, input.accountName)
       const day = lagosDay(yield* Clock.currentTimeMillis)
       const claimed = yield* claim(scope, input, recipient, source, actor, day)
       if (claimed.kind === "existing") return yield* existing(scope, claimed.row, fingerprint)
@@ -248,7 +174,7 @@ export class Payouts extends Effect.Service<Payouts>()("services/transfers/Payou
       } satisfies Balance
     })
 
-    return { banks, lookup, resolveRecipient, create, get, list, balance } as const
+    return { create, get, list, balance } as const
   })
 }) {}
 

@@ -5,7 +5,7 @@ import type { Refund } from "../../src/contract/Transfer.js"
 import { newId } from "../../src/domain/Ids.js"
 import { LedgerAccount, move } from "../../src/domain/Ledger.js"
 import type { Scope } from "../../src/domain/Mode.js"
-import { decideRefund, MoneyJournal, refundClaimLegs, refundReference, type RefundInput, spendableKobo } from "../../src/domain/MoneyOut.js"
+import { decideRefund, MoneyJournal, refundClaimLegs, refundReference, type RefundInput, refundedKobo, spendableKobo, tookMoney } from "../../src/domain/MoneyOut.js"
 import { overpaymentKobo } from "../../src/domain/Reconciliation.js"
 import { Ledger } from "../Ledger.js"
 import { BankProvider } from "../provider/BankProvider.js"
@@ -14,7 +14,7 @@ import { type TransactionRow, Transactions } from "../Transactions.js"
 import { creditedDeposit } from "./Holds.js"
 import { HoldStore } from "./HoldStore.js"
 import { probe } from "./MoneyOutHooks.js"
-import { Payouts, type Recipient } from "./Payouts.js"
+import { BankDirectory, type Recipient } from "./BankDirectory.js"
 import { MoneyOutSettings } from "./Settings.js"
 import { TransferDispatch } from "./TransferDispatch.js"
 import { type TransferRow, TransferStore } from "./TransferStore.js"
@@ -57,12 +57,12 @@ export class Refunds extends Effect.Service<Refunds>()("services/transfers/Refun
     const store = yield* TransferStore
     const holds = yield* HoldStore
     const dispatch = yield* TransferDispatch
-    const payouts = yield* Payouts
+    const directory = yield* BankDirectory
     const provider = yield* BankProvider
     const tenants = yield* Tenants
 
     /** The deposit's refund that is sent or on its way (a failed or reversed one gave its money back). */
-    const activeRefund = (rows: ReadonlyArray<TransferRow>) => rows.find((r) => r.status === "Pending" || r.status === "Processing" || r.status === "Successful")
+    const activeRefund = (rows: ReadonlyArray<TransferRow>) => rows.find((r) => tookMoney(r.status))
 
     /** An earlier refund answers the call: already sent, still in flight (409), or (its claimer gone) finished now. */
     const earlier = (scope: Scope, reference: string, row: TransferRow) =>
@@ -80,7 +80,7 @@ export class Refunds extends Effect.Service<Refunds>()("services/transfers/Refun
         const hold = yield* holds.find(scope, deposit.reference, lockHold)
         const input: RefundInput = {
           surplusKobo: deposit.surplusKobo,
-          refundedKobo: rows.filter((r) => r.status === "Successful" || r.status === "Processing" || r.status === "Pending").reduce((s, r) => s + r.amountKobo, 0),
+          refundedKobo: refundedKobo(rows),
           overpaymentKobo: overpaymentKobo(account!),
           heldKobo: hold?.status === "Held" ? hold.heldKobo : 0,
           freeKobo: yield* ledger.balance(scope, LedgerAccount.customerFunds(deposit.virtualAccountId)),
@@ -104,7 +104,7 @@ export class Refunds extends Effect.Service<Refunds>()("services/transfers/Refun
     const claim = (scope: Scope, deposit: TransactionRow & { virtualAccountId: string; accountRef: string }, recipient: Recipient, actor: string) =>
       sql.withTransaction(Effect.gen(function* () {
         const settings = yield* MoneyOutSettings
-        yield* sql`SELECT 1 FROM virtual_accounts WHERE id = ${deposit.virtualAccountId} FOR UPDATE`
+        yield* store.lockAccount(deposit.virtualAccountId)
         const rows = yield* store.refundsOf(scope, deposit.reference)
         const active = activeRefund(rows)
         if (active) return { kind: "earlier" as const, row: active }
@@ -153,7 +153,7 @@ export class Refunds extends Effect.Service<Refunds>()("services/transfers/Refun
         return yield* refundDecisionError(reference, early)
       }
       const destination = yield* destinationOf(deposit, request)
-      const recipient = yield* payouts.resolveRecipient(destination.accountNumber, destination.bankCode, request.accountName)
+      const recipient = yield* directory.resolveRecipient(destination.accountNumber, destination.bankCode, request.accountName)
       const claimed = yield* claim(scope, deposit, recipient, actor)
       if (claimed.kind === "earlier") return yield* earlier(scope, reference, claimed.row)
       const sent = yield* dispatch.send(scope, claimed.row)

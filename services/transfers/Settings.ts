@@ -1,4 +1,5 @@
-import { Context } from "effect"
+import { Context, Duration, Effect } from "effect"
+import { ProviderError } from "../provider/BankProvider.js"
 
 export interface MoneyOutSettingsShape {
   /**
@@ -49,3 +50,11 @@ export class MoneyOutSettings extends Context.Reference<MoneyOutSettings>()("ser
     sandboxReportIntervalMs: fromEnv("SANDBOX_TRANSFER_REPORT_INTERVAL_MS", 250)
   })
 }) {}
+
+/** A call to the bank provider bounded by `providerTimeoutMs`: past it the outcome is unknown (a ProviderError). */
+export const withProviderTimeout = <A, E>(provider: string, what: string, effect: Effect.Effect<A, E>) =>
+  Effect.flatMap(MoneyOutSettings, (s) =>
+    effect.pipe(Effect.timeoutFail({
+      duration: Duration.millis(s.providerTimeoutMs),
+      onTimeout: () => new ProviderError({ provider, reason: `${what} got no answer in ${s.providerTimeoutMs} ms` })
+    })))

@@ -2,11 +2,11 @@ import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Either, Layer, Option, Schedule } from "effect"
 import type { Scope } from "../../src/domain/Mode.js"
 import { kindOf, type TransferOutcome } from "../../src/domain/MoneyOut.js"
-import { BankProvider, type ProviderTransfer, ProviderError } from "../provider/BankProvider.js"
+import { BankProvider, type ProviderTransfer } from "../provider/BankProvider.js"
 import { Tenants } from "../Tenants.js"
 import { probe } from "./MoneyOutHooks.js"
 import { TransferOutcomes } from "./Outcomes.js"
-import { MoneyOutSettings } from "./Settings.js"
+import { MoneyOutSettings, withProviderTimeout } from "./Settings.js"
 import { type TransferRow, TransferStore } from "./TransferStore.js"
 
 const outcomeOf = (status: ProviderTransfer["status"]): TransferOutcome | undefined =>
@@ -27,15 +27,7 @@ export class TransferDispatch extends Effect.Service<TransferDispatch>()("servic
     const store = yield* TransferStore
     const outcomes = yield* TransferOutcomes
 
-    const withTimeout = <A, E>(what: string, effect: Effect.Effect<A, E>) =>
-      Effect.flatMap(MoneyOutSettings, (s) =>
-        effect.pipe(
-          Effect.timeoutFail({
-            duration: Duration.millis(s.providerTimeoutMs),
-            onTimeout: () => new ProviderError({ provider: provider.name, reason: `${what} got no answer in ${s.providerTimeoutMs} ms` })
-          })
-        )
-      )
+    const withTimeout = <A, E>(what: string, effect: Effect.Effect<A, E>) => withProviderTimeout(provider.name, what, effect)
 
     /** Records the provider's answer: Processing (sent), and at once its outcome when the provider already has one. */
     const finalise = (scope: Scope, merchantTxRef: string, answer: ProviderTransfer) =>

@@ -70,6 +70,10 @@ export class TransferStore extends Effect.Service<TransferStore>()("services/tra
       sql<TransferRow>`${select} WHERE t.tenant_id = ${scope.tenantId} AND t.mode = ${scope.mode} AND t.merchant_tx_ref = ${merchantTxRef}
         ${lock ? sql`FOR UPDATE OF t` : sql``}`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
 
+    /** The first lock of every money-out step that touches an account (the lock order: account row, then the rest). */
+    const lockAccount = (virtualAccountId: string) =>
+      sql`SELECT 1 FROM virtual_accounts WHERE id = ${virtualAccountId} FOR UPDATE`.pipe(Effect.asVoid, Effect.orDie)
+
     /** Inserts a Pending transfer with a fresh lease; undefined when the reference is already taken. */
     const insert = (scope: Scope, t: NewTransfer, leaseMs: number) =>
       sql<{ id: string }>`INSERT INTO transfers (id, tenant_id, mode, merchant_tx_ref, source, request_fingerprint, amount_kobo, account_number,
@@ -122,6 +126,6 @@ export class TransferStore extends Effect.Service<TransferStore>()("services/tra
     const idOf = (scope: Scope, merchantTxRef: string) =>
       sql<{ id: string }>`SELECT id FROM transfers WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND merchant_tx_ref = ${merchantTxRef}`
 
-    return { find, insert, takeOver, renewLease, markSent, markOutcome, due, refundsOf, list, idOf } as const
+    return { find, lockAccount, insert, takeOver, renewLease, markSent, markOutcome, due, refundsOf, list, idOf } as const
   })
 }) {}

@@ -12,6 +12,13 @@ export type TransferOutcome = "success" | "failed" | "reversed"
 
 export const FINAL_STATUSES: ReadonlyArray<TransferStatus> = ["Successful", "Failed", "Reversed"]
 
+/** A transfer that took its money for good or is on its way (a failed or reversed one gave it back). */
+export const tookMoney = (status: TransferStatus) => status === "Pending" || status === "Processing" || status === "Successful"
+
+/** What refunds (sent or on their way) took of a deposit. */
+export const refundedKobo = (refunds: ReadonlyArray<{ readonly status: TransferStatus; readonly amountKobo: number }>) =>
+  refunds.filter((r) => tookMoney(r.status)).reduce((sum, r) => sum + r.amountKobo, 0)
+
 /** Nigeria keeps West Africa Time (UTC+1) all year: no daylight saving. */
 const LAGOS_OFFSET_MS = 60 * 60 * 1000
 

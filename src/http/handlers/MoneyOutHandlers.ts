@@ -1,6 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Holds } from "../../../services/transfers/Holds.js"
+import { BankDirectory } from "../../../services/transfers/BankDirectory.js"
 import { Payouts } from "../../../services/transfers/Payouts.js"
 import { Transfer } from "../../contract/Transfer.js"
 import { actorOf } from "../../domain/Principal.js"
@@ -14,10 +15,11 @@ import { jsonWithStatus } from "./Respond.js"
 export const TransfersHandlers = HttpApiBuilder.group(Api, "transfers", (h) =>
   Effect.gen(function* () {
     const payouts = yield* Payouts
+    const directory = yield* BankDirectory
     return h
       .handle("list", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (p) => payouts.list(p, urlParams)))
-      .handle("banks", () => Effect.map(payouts.banks(), (b) => ({ data: b.banks, hasMore: false })))
-      .handle("lookup", ({ payload }) => Effect.flatMap(requireApiOrOwnerAdmin, () => payouts.lookup(payload.accountNumber, payload.bankCode)))
+      .handle("banks", () => Effect.map(directory.banks(), (b) => ({ data: b.banks, hasMore: false })))
+      .handle("lookup", ({ payload }) => Effect.flatMap(requireApiOrOwnerAdmin, () => directory.lookup(payload.accountNumber, payload.bankCode)))
       .handle("create", ({ payload }) =>
         Effect.gen(function* () {
           const p = yield* requireApiOrOwnerAdmin
