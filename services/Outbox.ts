@@ -3,7 +3,7 @@ import { Clock, Effect } from "effect"
 import type { Mode } from "../src/domain/Mode.js"
 import { type Column, insertFromJson } from "../src/db/InsertFromJson.js"
 import { newId } from "../src/domain/Ids.js"
-import { ConsumerRegistry, interestValues } from "../streams/consumers/Registry.js"
+import { ConsumerRegistry, INTEREST_JOIN, interestValues } from "../streams/consumers/Registry.js"
 
 /** The envelope every event follows, on webhooks and on the RECONCILED stream alike. */
 export interface EventEnvelope<T = unknown> {
@@ -56,7 +56,7 @@ export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
         insertEvents: sql`${insertFromJson(sql, "outbox", OUTBOX_COLUMNS, envelopes)} RETURNING id, event_type`,
         insertPending: (from: string) =>
           sql`INSERT INTO outbox_pending (consumer, outbox_id) SELECT c.consumer, o.id FROM ${sql(from)} o
-            JOIN ${interests} AS c(consumer, event_type) ON c.event_type IS NULL OR c.event_type = o.event_type`
+            JOIN ${interests} AS c(consumer, event_type) ON ${sql.literal(INTEREST_JOIN)}`
       }
     }
 

@@ -30,6 +30,8 @@ export interface TransactionRow {
   readonly paidAt: Date
   readonly reconciledAt: Date
   readonly reversedReference: string | null
+  readonly flagged: boolean
+  readonly flagReasons: ReadonlyArray<string>
   readonly reviewDecision: "approve" | "reject" | null
   readonly reviewNote: string | null
   readonly reviewedBy: string | null
@@ -52,6 +54,8 @@ export const toTransaction = (r: TransactionRow): Transaction => ({
   paidAt: r.paidAt.toISOString(),
   reconciledAt: r.reconciledAt.toISOString(),
   reversedReference: r.reversedReference,
+  flagged: r.flagged,
+  flagReasons: r.flagReasons,
   review: r.reviewDecision
     ? { decision: r.reviewDecision, note: r.reviewNote, decidedBy: r.reviewedBy ?? "", decidedAt: r.reviewedAt?.toISOString() ?? "" }
     : null,
@@ -60,7 +64,7 @@ export const toTransaction = (r: TransactionRow): Transaction => ({
 
 export const TRANSACTION_COLUMNS = `id, tenant_id, mode, reference, virtual_account_id, account_ref, nuban, kind, amount_kobo, applied_kobo,
   reversed_kobo, surplus_kobo, status, reconciliation_status, risk_score, risk_reasons, sender_name, sender_account_number,
-  sender_bank_code, narration, paid_at, reconciled_at, reversed_reference, review_decision, review_note, reviewed_by, reviewed_at`
+  sender_bank_code, narration, paid_at, reconciled_at, reversed_reference, flagged, flag_reasons, review_decision, review_note, reviewed_by, reviewed_at`
 
 export interface ListFilter extends PageRequest {
   readonly from?: Date | undefined
@@ -68,6 +72,8 @@ export interface ListFilter extends PageRequest {
   readonly status?: Transaction["status"] | undefined
   readonly reconciliation?: Transaction["reconciliationStatus"] | undefined
   readonly accountRef?: string | undefined
+  /** Only deposits a rule or flow flagged and no reviewer has decided yet (true), or only the others (false). */
+  readonly flagged?: boolean | undefined
 }
 
 const bucket = (count: number, amountKobo: number) => ({ count, amountKobo })
@@ -90,6 +96,7 @@ export class Transactions extends Effect.Service<Transactions>()("services/Trans
         ...(f.status ? [sql`status = ${f.status}`] : []),
         ...(f.reconciliation ? [sql`reconciliation_status = ${f.reconciliation}`] : []),
         ...(f.accountRef ? [sql`account_ref = ${f.accountRef}`] : []),
+        ...(f.flagged === undefined ? [] : [f.flagged ? sql`flagged` : sql`NOT flagged`]),
         ...(after !== undefined ? [sql`(reconciled_at, id) < (SELECT reconciled_at, id FROM transactions WHERE id = ${after})`] : [])
       ])} ORDER BY reconciled_at DESC, id DESC LIMIT ${limit}`.pipe(Effect.orDie)
       return pageOf(rows.map(toTransaction), limit - 1)

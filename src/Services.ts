@@ -4,6 +4,11 @@ import { Inbox } from "../services/deposits/Inbox.js"
 import { Receiver } from "../services/deposits/Receiver.js"
 import { Reconciler } from "../services/deposits/Reconciler.js"
 import { Reviews } from "../services/deposits/Reviews.js"
+import { AutomationActor, AutomationActorLive } from "../services/automation/Actor.js"
+import { AutomationStore } from "../services/automation/AutomationStore.js"
+import { Flows } from "../services/automation/Flows.js"
+import { AutomationPlannerLive } from "../services/automation/Planner.js"
+import { Rules } from "../services/automation/Rules.js"
 import { KeysLayer } from "../services/Keys.js"
 import { Ledger } from "../services/Ledger.js"
 import { Outbox } from "../services/Outbox.js"
@@ -61,8 +66,8 @@ export const BusesLive = Layer.unwrapEffect(
 
 /** Every domain service and the buses, given AppConfig and a migrated SqlClient. */
 export const makeServices = <E, R>(provider: Layer.Layer<BankProvider, E, R>) =>
-  Refunds.Default.pipe(
-    Layer.provideMerge(Layer.mergeAll(Payouts.Default, Holds.Default)),
+  Layer.mergeAll(Refunds.Default, AutomationActor.Default, Rules.Default, Flows.Default).pipe(
+    Layer.provideMerge(Layer.mergeAll(Payouts.Default, Holds.Default, AutomationStore.Default)),
     Layer.provideMerge(Layer.mergeAll(Receiver.Default, Reconciler.Default, Reviews.Default, TransferDispatch.Default, BankDirectory.Default)),
     Layer.provideMerge(TransferOutcomes.Default),
     Layer.provideMerge(Layer.mergeAll(
@@ -77,7 +82,8 @@ export const ServicesLive = makeServices(SandboxProviderLive)
 
 /** The workers downstream of the reconciler, and the upkeep: what the main thread runs when the reconciler has a thread of its own. */
 export const DownstreamWorkersLive = Layer.mergeAll(
-  InboxSweeperLive, OutboxRelayLive, WebhookDispatcherLive, TableStatsKeeperLive, TransferCompleterLive, SandboxReporterLive
+  InboxSweeperLive, OutboxRelayLive, WebhookDispatcherLive, TableStatsKeeperLive, TransferCompleterLive, SandboxReporterLive,
+  AutomationPlannerLive, AutomationActorLive
 )
 
 /** The reconciler alone: what the reconciler's thread runs. */
@@ -85,6 +91,6 @@ export const ReconcilerLive = ReconcilerWorkersLive
 
 /**
  * The long-running fibers: the reconciler, the inbox sweeper, the outbox relay, webhook dispatch, table statistics, the
- * transfer completer and the sandbox provider's outcome reports.
+ * transfer completer, the sandbox provider's outcome reports, and the money rules and payment flows (planner and actor).
  */
 export const WorkersLive = Layer.merge(ReconcilerLive, DownstreamWorkersLive)

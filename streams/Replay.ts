@@ -6,7 +6,7 @@ import { AppConfigTag } from "../src/Config.js"
 import { decodeEnvelope, isDecoded } from "./DepositBus.js"
 import { replayFrom, type ReplayStart } from "./JetStream.js"
 import { NatsLive } from "./Nats.js"
-import { type Subscription, WEBHOOKS } from "./consumers/Registry.js"
+import { INTERNAL_PREFIX, type Subscription, WEBHOOKS } from "./consumers/Registry.js"
 import { streamNames } from "./Topology.js"
 
 export interface ReplayReport {
@@ -72,7 +72,7 @@ export const replayReconciled = (start: ReplayStart, consumer: Subscription = WE
   Effect.gen(function* () {
     const config = yield* AppConfigTag
     const sql = yield* SqlClient.SqlClient
-    const wanted = consumer.eventTypes === "all" ? sql`TRUE` : sql`event_type IN ${sql.in(consumer.eventTypes)}`
+    const wanted = consumer.eventTypes === "all" ? sql`event_type NOT LIKE ${`${INTERNAL_PREFIX}%`}` : sql`event_type IN ${sql.in(consumer.eventTypes)}`
     // Puts the outbox events the condition picks back among the consumer's pending rows; how many it found.
     const restageWhere = (condition: Statement.Fragment) =>
       sql<{ n: number }>`

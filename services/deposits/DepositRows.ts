@@ -73,7 +73,7 @@ export const insertedTransactionRow = (v: TransactionValues, outcome: DepositOut
   nuban: v.nuban, kind: v.kind, amountKobo: v.amountKobo, appliedKobo: v.appliedKobo, reversedKobo: v.reversedKobo, surplusKobo: v.surplusKobo,
   status: v.status, reconciliationStatus: v.reconciliationStatus, riskScore: v.riskScore, riskReasons: outcome.risk.reasons,
   senderName: v.senderName, senderAccountNumber: v.senderAccountNumber, senderBankCode: v.senderBankCode, narration: v.narration,
-  paidAt: v.paidAt, reconciledAt, reversedReference: v.reversedReference,
+  paidAt: v.paidAt, reconciledAt, reversedReference: v.reversedReference, flagged: false, flagReasons: [],
   reviewDecision: null, reviewNote: null, reviewedBy: null, reviewedAt: null
 })
 

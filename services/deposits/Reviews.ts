@@ -7,7 +7,10 @@ import { decideCredit } from "../../src/domain/Reconciliation.js"
 import { Ledger } from "../Ledger.js"
 import { Outbox } from "../Outbox.js"
 import { Tenants } from "../Tenants.js"
-import { toTransaction, Transactions } from "../Transactions.js"
+import { toTransaction, type TransactionRow, Transactions } from "../Transactions.js"
+import { HoldStore } from "../transfers/HoldStore.js"
+import { TransferStore } from "../transfers/TransferStore.js"
+import { MoneyJournal, refundedKobo } from "../../src/domain/MoneyOut.js"
 import { toVirtualAccount, type VirtualAccountRow } from "../VirtualAccounts.js"
 import { ACCOUNT_COLUMNS } from "./DepositRows.js"
 
@@ -34,12 +37,60 @@ export class Reviews extends Effect.Service<Reviews>()("services/deposits/Review
     const ledger = yield* Ledger
     const outbox = yield* Outbox
     const tenants = yield* Tenants
+    const holds = yield* HoldStore
+    const { refundsOf } = yield* TransferStore
 
     const lockAccount = (scope: Scope, where: { readonly id: string } | { readonly accountRef: string }) =>
       sql<VirtualAccountRow>`SELECT ${sql.literal(ACCOUNT_COLUMNS)} FROM virtual_accounts va JOIN customers c ON c.id = va.customer_id
         WHERE va.tenant_id = ${scope.tenantId} AND va.mode = ${scope.mode} AND va.status = 'Active'
           AND ${"id" in where ? sql`va.id = ${where.id}` : sql`va.account_ref = ${where.accountRef}`}
         FOR UPDATE OF va`.pipe(Effect.map((rows) => rows[0]))
+
+    /**
+     * A credited deposit a money rule or flow flagged (its money is in the account): approve clears the flag; reject
+     * takes its credit back to suspense:rejected (owed back to the payer), first releasing its hold if one is active,
+     * and lowers the account's amount paid. A deposit part of which was already reversed or refunded cannot be
+     * rejected whole (409), and one whose money already left the account (settled, paid out) is 400 nothing_available.
+     */
+    const decideFlagged = (scope: Scope, row: TransactionRow, account: VirtualAccountRow, review: ReviewDecision, actor: string) =>
+      Effect.gen(function* () {
+        const reference = row.reference
+        let after: VirtualAccountRow | undefined
+        if (review.decision === "reject") {
+          const refunded = refundedKobo(yield* refundsOf(scope, reference))
+          if (row.reversedKobo > 0 || refunded > 0) {
+            return yield* new Conflict({ code: "flag_not_rejectable", message: `Deposit ${reference} was partly ${row.reversedKobo > 0 ? "reversed" : "refunded"} already; reject it no more, refund what is left instead.` })
+          }
+          const hold = yield* holds.find(scope, reference, true)
+          if (hold?.status === "Held") {
+            yield* ledger.post(scope, MoneyJournal.release(reference, hold.seq), move(LedgerAccount.escrow(account.id), LedgerAccount.customerFunds(account.id), hold.heldKobo))
+              .pipe(Effect.catchTag("Overdrawn", (e) => Effect.dieMessage(`a release cannot overdraw escrow: ${e.message}`)))
+            yield* holds.close(scope, reference, "Released")
+          }
+          const free = yield* ledger.balance(scope, LedgerAccount.customerFunds(account.id))
+          const notFree = () => new BadRequest({ code: "nothing_available", message: `Deposit ${reference}'s money has already left the account (settled or paid out); it cannot be rejected.` })
+          if (free < row.appliedKobo) return yield* notFree()
+          yield* ledger.post(scope, JournalId.review(reference), move(LedgerAccount.customerFunds(account.id), LedgerAccount.rejected, row.appliedKobo))
+            .pipe(Effect.catchTag("Overdrawn", () => Effect.fail(notFree())))
+          const paid = account.amountPaidKobo - row.appliedKobo
+          yield* sql`UPDATE virtual_accounts SET amount_paid_kobo = ${paid} WHERE id = ${account.id}`
+          after = { ...account, amountPaidKobo: paid }
+        }
+        yield* sql`UPDATE transactions SET ${sql.update({
+          status: review.decision === "approve" ? "Completed" : "Rejected",
+          flagged: false, reviewDecision: review.decision, reviewNote: review.note, reviewedBy: actor
+        })}, reviewed_at = now() WHERE id = ${row.id}`
+        yield* tenants.audit({
+          tenantId: scope.tenantId, mode: scope.mode, actor, action: `transaction.review.${review.decision}`, subject: reference,
+          details: { note: review.note, flagged: true, flagReasons: row.flagReasons }
+        })
+        const updated = (yield* transactions.findRow(scope.tenantId, scope.mode, reference))!
+        yield* outbox.stage([{
+          tenantId: scope.tenantId, mode: scope.mode, type: "transaction.reviewed", subjectKey: updated.accountRef ?? updated.nuban,
+          data: { transaction: toTransaction(updated), account: toVirtualAccount(after ?? account) }
+        }])
+        return toTransaction(updated)
+      })
 
     const decide = Effect.fn("Reviews.decide")(function* (scope: Scope, reference: string, review: ReviewDecision, actor: string) {
       return yield* sql.withTransaction(Effect.gen(function* () {
@@ -58,8 +109,9 @@ export class Reviews extends Effect.Service<Reviews>()("services/deposits/Review
           : unmatched ? undefined : yield* lockAccount(scope, { id: seen.virtualAccountId! })
         if (approveUnmatched && !account) return yield* notFound("virtual account", review.accountRef!)
         const row = (yield* transactions.findRow(scope.tenantId, scope.mode, reference, true))!
+        if (row.status === "Completed" && row.flagged && account) return yield* decideFlagged(scope, row, account, review, actor)
         if (row.status !== "PendingReview") {
-          return yield* new Conflict({ code: "not_pending_review", message: `Transaction ${reference} is ${row.status}, not PendingReview.` })
+          return yield* new Conflict({ code: "not_pending_review", message: `Transaction ${reference} is ${row.status}, not PendingReview${row.reviewDecision ? " (already reviewed)" : ""} nor flagged for review.` })
         }
 
         let legs: ReadonlyArray<Leg> = []

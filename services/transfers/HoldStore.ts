@@ -58,6 +58,13 @@ export class HoldStore extends Effect.Service<HoldStore>()("services/transfers/H
         ON CONFLICT (tenant_id, mode, reference) DO UPDATE SET seq = holds.seq + 1, status = 'Held', reason = EXCLUDED.reason, released_at = NULL,
           held_kobo = CASE WHEN holds.status = 'Held' THEN holds.held_kobo ELSE 0 END + EXCLUDED.held_kobo`.pipe(Effect.asVoid, Effect.orDie)
 
-    return { find, place, close, holdReturned } as const
+    /** The account's active holds that money rules and payment flows placed (a flow's `release` releases these, not a person's). */
+    const activeAutomationHolds = (scope: Scope, accountRef: string) =>
+      sql<{ reference: string; heldKobo: number }>`SELECT reference, held_kobo FROM holds
+        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND account_ref = ${accountRef} AND status = 'Held'
+          AND (created_by LIKE 'rule:%' OR created_by LIKE 'flow:%')
+        ORDER BY created_at, reference`.pipe(Effect.orDie)
+
+    return { find, place, close, holdReturned, activeAutomationHolds } as const
   })
 }) {}

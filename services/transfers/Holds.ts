@@ -72,6 +72,35 @@ export class Holds extends Effect.Service<Holds>()("services/transfers/Holds", {
       })).pipe(Effect.catchTag("SqlError", Effect.die))
     })
 
+    /**
+     * A hold placed by a money rule or payment flow (in the caller's transaction, under the account's lock it took):
+     * up to `upToKobo` of what is still free. Never fails for lack of money: it answers what it did instead, so the
+     * run's outcome can say it (an active hold stays as it is; nothing free holds nothing).
+     */
+    const holdUpTo = Effect.fn("Holds.holdUpTo")(function* (scope: Scope, reference: string, upToKobo: number, reason: string, actor: string) {
+      return yield* sql.withTransaction(Effect.gen(function* () {
+        const row = yield* transactions.findRow(scope.tenantId, scope.mode, reference).pipe(Effect.orDie)
+        if (!row?.virtualAccountId || row.kind !== "inflow" || row.status !== "Completed") return { kind: "not-credited" } as const
+        yield* transfers.lockAccount(row.virtualAccountId)
+        const current = yield* store.find(scope, reference, true)
+        if (current?.status === "Held") return { kind: "already-held", heldKobo: current.heldKobo } as const
+        const holdable = holdableKobo({
+          appliedKobo: row.appliedKobo - row.reversedKobo,
+          refundedKobo: refundedKobo(yield* transfers.refundsOf(scope, reference)),
+          freeKobo: yield* ledger.balance(scope, LedgerAccount.customerFunds(row.virtualAccountId)),
+          availableKobo: yield* ledger.available(scope)
+        })
+        const amountKobo = Math.min(upToKobo, holdable)
+        if (amountKobo <= 0) return { kind: "nothing-free" } as const
+        const seq = (current?.seq ?? 0) + 1
+        yield* ledger.post(scope, MoneyJournal.hold(reference, seq), move(LedgerAccount.customerFunds(row.virtualAccountId), LedgerAccount.escrow(row.virtualAccountId), amountKobo))
+        yield* store.place(scope, { reference, virtualAccountId: row.virtualAccountId, accountRef: row.accountRef!, seq, heldKobo: amountKobo, reason, actor })
+        yield* tenants.audit({ tenantId: scope.tenantId, mode: scope.mode, actor, action: "hold.placed", subject: reference, details: { amountKobo, reason } })
+        return { kind: "placed", heldKobo: amountKobo, askedKobo: upToKobo } as const
+        // An overdraw rolls the savepoint back whole (nothing of the hold stays) and is answered as nothing free.
+      })).pipe(Effect.catchTag("Overdrawn", () => Effect.succeed({ kind: "nothing-free" } as const)), Effect.catchTag("SqlError", Effect.die))
+    })
+
     const release = Effect.fn("Holds.release")(function* (scope: Scope, reference: string, actor: string) {
       return yield* sql.withTransaction(Effect.gen(function* () {
         const seen = yield* store.find(scope, reference)
@@ -93,6 +122,6 @@ export class Holds extends Effect.Service<Holds>()("services/transfers/Holds", {
       })).pipe(Effect.catchTag("SqlError", Effect.die))
     })
 
-    return { hold, release } as const
+    return { hold, holdUpTo, release } as const
   })
 }) {}

@@ -23,6 +23,8 @@ export const PROBLEM_CODES = {
   nothing_available: 400,
   destination_missing: 400,
   hold_exceeds_available: 400,
+  gate_required: 400,
+  gate_not_applicable: 400,
   // 401
   unauthorized: 401,
   missing_token: 401,
@@ -51,6 +53,8 @@ export const PROBLEM_CODES = {
   transfer_not_found: 404,
   hold_not_found: 404,
   bank_account_not_found: 404,
+  rule_not_found: 404,
+  flow_not_found: 404,
   // 405
   method_not_allowed: 405,
   // 409
@@ -62,6 +66,8 @@ export const PROBLEM_CODES = {
   webhook_delivery_succeeded: 409,
   refund_in_progress: 409,
   hold_not_active: 409,
+  limit_reached: 409,
+  flag_not_rejectable: 409,
   // 413
   payload_too_large: 413,
   // 415
@@ -137,7 +143,7 @@ export class BadGateway extends Schema.TaggedError<BadGateway>()("BadGateway", f
 export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", fieldsOf("ServiceUnavailable"), annotations("ServiceUnavailable")) {}
 
 /** The things a 404 can name; each has its `<thing>_not_found` code above. */
-export type Findable = "tenant" | "api key" | "virtual account" | "transaction" | "webhook endpoint" | "webhook delivery" | "transfer" | "hold"
+export type Findable = "tenant" | "api key" | "virtual account" | "transaction" | "webhook endpoint" | "webhook delivery" | "transfer" | "hold" | "rule" | "flow"
 
 /** `startingAfter` names no item of the list (in this tenant and mode). */
 export const unknownStartingAfter = (key: string, value: string) =>

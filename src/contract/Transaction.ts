@@ -22,6 +22,8 @@ export const Transaction = Schema.Struct({
   paidAt: Schema.String,
   reconciledAt: Schema.String,
   reversedReference: Schema.NullOr(Schema.String),
+  flagged: Schema.Boolean.annotations({ description: "A money rule or payment flow flagged this credited deposit for review; a review clears it." }),
+  flagReasons: Schema.Array(Schema.String),
   review: Schema.NullOr(Schema.Struct({ decision: Schema.Literal("approve", "reject"), note: Schema.NullOr(Schema.String), decidedBy: Schema.String, decidedAt: Schema.String })),
   mode: ModeSchema
 }).annotations({ identifier: "Transaction" })

@@ -4,9 +4,9 @@ import * as crypto from "node:crypto"
 import { Api } from "./Api.js"
 import { AuthHandlers, DashboardHandlers, DashboardPublicHandlers } from "./handlers/AuthHandlers.js"
 import {
-  BillingHandlers, CheckoutHandlers, CheckoutPublicHandlers, CopilotHandlers, FlowsHandlers, InsightsHandlers, RulesHandlers,
-  SettingsHandlers, SubMerchantsHandlers
+  BillingHandlers, CheckoutHandlers, CheckoutPublicHandlers, CopilotHandlers, InsightsHandlers, SettingsHandlers, SubMerchantsHandlers
 } from "./handlers/LaterHandlers.js"
+import { FlowsHandlers, RulesHandlers } from "./handlers/AutomationHandlers.js"
 import { SettlementsHandlers, TransfersHandlers } from "./handlers/MoneyOutHandlers.js"
 import { ReceiverHandlers, SandboxHandlers, TransactionsHandlers } from "./handlers/DepositHandlers.js"
 import { HealthHandlers } from "./handlers/HealthHandlers.js"

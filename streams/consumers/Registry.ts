@@ -4,9 +4,22 @@ import { Context } from "effect"
 export interface Subscription {
   /** Lower case letters, digits, `_` and `-`; stored in `outbox_pending.consumer`. */
   readonly name: string
-  /** The event types (`deposit.reconciled`, ...) it wants, or every type. */
+  /**
+   * The event types (`deposit.reconciled`, ...) it wants, or every public type ("all": every type but the internal
+   * ones, `internal.*`, which one consumer stages for another and which never leave the service).
+   */
   readonly eventTypes: "all" | ReadonlyArray<string>
 }
+
+/** Event types consumers stage for other consumers: never relayed to the RECONCILED stream, never sent to webhooks. */
+export const INTERNAL_PREFIX = "internal."
+export const isInternalEvent = (eventType: string) => eventType.startsWith(INTERNAL_PREFIX)
+
+/** The rules and flows planner: which of a tenant's rules and flows each deposit fires (services/automation). */
+export const AUTOMATION: Subscription = { name: "automation", eventTypes: ["deposit.reconciled"] }
+/** The rules and flows actor: each fired rule or flow on its own, so one that keeps failing holds back no other. */
+export const AUTOMATION_FIRED = "internal.automation.fired"
+export const AUTOMATION_ACTIONS: Subscription = { name: "automation-actions", eventTypes: [AUTOMATION_FIRED] }
 
 /** The outbox relay: every event goes to the RECONCILED stream. */
 export const RELAY: Subscription = { name: "relay", eventTypes: "all" }
@@ -14,7 +27,7 @@ export const RELAY: Subscription = { name: "relay", eventTypes: "all" }
 export const WEBHOOKS: Subscription = { name: "webhooks", eventTypes: "all" }
 
 /** The consumers the service runs. A new consumer is added here (and run with `makeConsumerRunner`). */
-export const BUILT_IN: ReadonlyArray<Subscription> = [RELAY, WEBHOOKS]
+export const BUILT_IN: ReadonlyArray<Subscription> = [RELAY, WEBHOOKS, AUTOMATION, AUTOMATION_ACTIONS]
 
 const NAME = /^[a-z][a-z0-9_-]{0,62}$/
 const EVENT_TYPE = /^[a-z][a-z0-9_.]{0,99}$/
@@ -44,7 +57,7 @@ export class ConsumerRegistry extends Context.Reference<ConsumerRegistry>()("str
 
 /**
  * The `(VALUES ...) AS c(consumer, event_type)` list the outbox joins each new event with: one row per consumer and
- * wanted type, a NULL type for a consumer of every type. Built once from the checked registry, so the statement text
+ * wanted type, a NULL type for a consumer of every public type (`interestJoin` keeps internal types from it). Built once from the checked registry, so the statement text
  * never changes (it stays one prepared statement) and an event costs a pending row only for consumers that want it.
  */
 export const interestValues = (subscriptions: ReadonlyArray<Subscription>): string => {
@@ -53,3 +66,6 @@ export const interestValues = (subscriptions: ReadonlyArray<Subscription>): stri
   )
   return rows.length === 0 ? "(VALUES (NULL::text, NULL::text) LIMIT 0)" : `(VALUES ${rows.join(", ")})`
 }
+
+/** The join condition of an outbox row `o` with the interest list `c`: a wanted type, or any public type for "all". */
+export const INTEREST_JOIN = `(c.event_type IS NULL AND o.event_type NOT LIKE '${INTERNAL_PREFIX}%') OR c.event_type = o.event_type`

@@ -1,3 +1,4 @@
+import { AutomationSettings, type AutomationSettingsShape, TEST_AUTOMATION } from "../../services/automation/AutomationSettings.js"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect, Layer, LogLevel, Logger, Option, Redacted } from "effect"
 import * as crypto from "node:crypto"
@@ -100,6 +101,8 @@ export const makeTestApp = <E = never, R = never>(
     databasePort?: number
     /** Money-out timings over TEST_MONEY_OUT. */
     moneyOut?: Partial<MoneyOutSettingsShape>
+    /** Rules-and-flows consumer timings over TEST_AUTOMATION. */
+    automation?: Partial<AutomationSettingsShape>
   } = {}
 ) => {
   const config = testConfig(options.config)
@@ -111,6 +114,7 @@ export const makeTestApp = <E = never, R = never>(
     Layer.provideMerge(Layer.succeed(AppConfigTag, config)),
     Layer.provideMerge(JetStreamCleanupLive(config)),
     Layer.provideMerge(Layer.succeed(MoneyOutSettings, { ...TEST_MONEY_OUT, ...options.moneyOut })),
+    Layer.provideMerge(Layer.succeed(AutomationSettings, { ...TEST_AUTOMATION, ...options.automation })),
     Layer.provide(Logger.minimumLogLevel(config.logLevel))
   )
 }

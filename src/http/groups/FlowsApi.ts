@@ -1,32 +1,26 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { Kobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
-import { NotImplemented } from "../../contract/Problems.js"
-import { Body, OpenList, OpenObject, TakeParams } from "../../contract/Schemas.js"
+import { DryRunAnswer, Flow, FlowDryRunRequest, FlowInput, FlowRun } from "../../contract/Automation.js"
+import { Conflict, Forbidden, NotFound } from "../../contract/Problems.js"
+import { Body, listOf, TakeParams } from "../../contract/Schemas.js"
 
 const id = HttpApiSchema.param("id", Schema.String)
-export const FlowInput = Body({
-  name: Schema.String,
-  trigger: Schema.String,
-  actions: Schema.Array(Schema.String),
-  minAmountKobo: Schema.optional(Kobo),
-  minRiskScore: Schema.optional(Schema.Int.pipe(Schema.between(0, 100))),
-  priority: Schema.optional(Schema.Int)
-})
 
 export class FlowsApi extends HttpApiGroup.make("flows")
-  .add(HttpApiEndpoint.get("list", "/api/v1/flows").addSuccess(OpenList))
-  .add(HttpApiEndpoint.post("create", "/api/v1/flows").setPayload(FlowInput).addSuccess(OpenObject, { status: 201 }))
-  .add(HttpApiEndpoint.get("runs", "/api/v1/flows/runs").setUrlParams(TakeParams).addSuccess(OpenList))
-  .add(HttpApiEndpoint.get("get")`/api/v1/flows/${id}`.addSuccess(OpenObject))
-  .add(HttpApiEndpoint.put("replace")`/api/v1/flows/${id}`.setPayload(FlowInput).addSuccess(OpenObject))
-  .add(HttpApiEndpoint.del("delete")`/api/v1/flows/${id}`.addSuccess(HttpApiSchema.NoContent))
+  .add(HttpApiEndpoint.get("list", "/api/v1/flows").setUrlParams(TakeParams).addSuccess(listOf(Flow)).addError(Forbidden))
+  .add(HttpApiEndpoint.post("create", "/api/v1/flows").setPayload(FlowInput).addSuccess(Flow, { status: 201 }).addError(Forbidden).addError(Conflict))
+  .add(HttpApiEndpoint.get("runs", "/api/v1/flows/runs").setUrlParams(TakeParams).addSuccess(listOf(FlowRun)).addError(Forbidden))
+  .add(HttpApiEndpoint.get("get")`/api/v1/flows/${id}`.addSuccess(Flow).addError(Forbidden).addError(NotFound))
+  .add(HttpApiEndpoint.put("replace")`/api/v1/flows/${id}`.setPayload(FlowInput).addSuccess(Flow).addError(Forbidden).addError(NotFound))
+  .add(HttpApiEndpoint.del("delete")`/api/v1/flows/${id}`.addSuccess(HttpApiSchema.NoContent).addError(Forbidden).addError(NotFound))
   .add(
     HttpApiEndpoint.post("setEnabled")`/api/v1/flows/${id}/enabled`
-      .setPayload(Body({ enabled: Schema.Boolean }))
-      .addSuccess(OpenObject)
+      .setPayload(Body({ enabled: Schema.Boolean.annotations({ message: () => "enabled must be true or false" }) }))
+      .addSuccess(Flow)
+      .addError(Forbidden)
+      .addError(NotFound)
   )
-  .addError(NotImplemented)
+  .add(HttpApiEndpoint.post("dryRun")`/api/v1/flows/${id}/dry-run`.setPayload(FlowDryRunRequest).addSuccess(DryRunAnswer).addError(Forbidden).addError(NotFound))
   .middleware(Authentication)
 {}

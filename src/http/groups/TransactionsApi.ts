@@ -27,6 +27,9 @@ export class TransactionsApi extends HttpApiGroup.make("transactions")
         status: Schema.optional(CaseInsensitiveLiteral("status", TransactionStatus.literals)),
         reconciliation: Schema.optional(CaseInsensitiveLiteral("reconciliation", ReconciliationStatus.literals)),
         accountRef: Schema.optional(Schema.String),
+        flagged: Schema.optional(CaseInsensitiveLiteral("flagged", ["true", "false"]).pipe(
+          Schema.transform(Schema.Boolean, { strict: true, decode: (s) => s === "true", encode: (b) => (b ? "true" : "false") })
+        )),
         ...PageParams
       }))
       .addSuccess(listOf(Transaction))

@@ -4,14 +4,6 @@ import { notYet } from "./Respond.js"
 
 // Groups whose issues have not landed yet answer 501 problem+json with code not_implemented.
 
-export const RulesHandlers = HttpApiBuilder.group(Api, "rules", (h) =>
-  h.handle("list", notYet("Money rules")).handle("create", notYet("Money rules")).handle("delete", notYet("Money rules")))
-
-export const FlowsHandlers = HttpApiBuilder.group(Api, "flows", (h) =>
-  h.handle("list", notYet("Payment flows")).handle("create", notYet("Payment flows")).handle("runs", notYet("Payment flows"))
-    .handle("get", notYet("Payment flows")).handle("replace", notYet("Payment flows")).handle("delete", notYet("Payment flows"))
-    .handle("setEnabled", notYet("Payment flows")))
-
 export const SubMerchantsHandlers = HttpApiBuilder.group(Api, "subMerchants", (h) =>
   h.handle("list", notYet("Sub-merchants")).handle("create", notYet("Sub-merchants")).handle("setPayout", notYet("Sub-merchants"))
     .handle("balance", notYet("Sub-merchants")))
