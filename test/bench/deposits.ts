@@ -25,7 +25,8 @@
  * --service-env K=V (repeatable; e.g. DB_POOL_SIZE=20), --node-flag F (repeatable: a flag for the service's node, e.g.
  * --node-flag=--trace-gc with --service-output), --keep-db (keep the service database for inspection),
  * --service-output (copy the service's log lines to stderr), --split-roles (run the service as two processes,
- * SERVICE_ROLE=api and SERVICE_ROLE=worker; CPU, RSS and profiles then cover both).
+ * SERVICE_ROLE=api and SERVICE_ROLE=worker; CPU, RSS and profiles then cover both), --no-automation (configure no money
+ * rule and no payment flow on the bench tenant; by default it has one of each, so their consumers are on the measured path).
  */
 import { Effect } from "effect"
 import { spawn, type ChildProcess } from "node:child_process"
@@ -67,6 +68,7 @@ interface Options {
   readonly keepDb: boolean
   readonly serviceOutput: boolean
   readonly splitRoles: boolean
+  readonly automation: boolean
 }
 
 const NATS_URL = process.env.TEST_NATS_URL ?? "127.0.0.1:4222"
@@ -109,7 +111,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     if (!a.startsWith("--")) throw new Error(`unexpected argument ${JSON.stringify(a)}`)
     const eq = a.indexOf("=")
     const name = eq > 0 ? a.slice(2, eq) : a.slice(2)
-    if (name === "keep-db" || name === "service-output" || name === "split-roles") {
+    if (name === "keep-db" || name === "service-output" || name === "split-roles" || name === "no-automation") {
       flags.add(name)
       continue
     }
@@ -118,7 +120,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     values.set(name, [...(values.get(name) ?? []), value])
   }
   const known = ["deposits", "accounts", "concurrency", "duplicates", "pgbench-seconds", "drain-seconds", "setup-concurrency", "cpu-prof-dir", "service-env", "node-flag"]
-  for (const k of values.keys()) if (!known.includes(k)) throw new Error(`unknown flag --${k} (known: ${known.map((x) => `--${x}`).join(" ")} --keep-db --service-output --split-roles)`)
+  for (const k of values.keys()) if (!known.includes(k)) throw new Error(`unknown flag --${k} (known: ${known.map((x) => `--${x}`).join(" ")} --keep-db --service-output --split-roles --no-automation)`)
   const num = (name: string, dflt: number, ok: (n: number) => boolean) => {
     const raw = values.get(name)?.at(-1)
     const n = raw === undefined ? dflt : Number(raw)
@@ -146,7 +148,8 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     serviceEnv,
     keepDb: flags.has("keep-db"),
     serviceOutput: flags.has("service-output"),
-    splitRoles: flags.has("split-roles")
+    splitRoles: flags.has("split-roles"),
+    automation: !flags.has("no-automation")
   }
 }
 
@@ -444,6 +447,14 @@ const setUpTenant = async (baseUrl: string, opts: Options) => {
     return { nuban: body.nuban as string, ...c }
   })
   log(`tenant ${signup.tenantId as string} with ${accounts.length} accounts in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  if (opts.automation) {
+    // One money rule and one payment flow, so their consumers (planner and actor) are on the measured path: the
+    // recommended overpayment pattern (Overpaid -> Hold), which holds every deposit past an account's expected amount,
+    // and a flow that tells the tenant when an account is fully paid.
+    expectStatus("rule", await http(baseUrl, "POST", "/api/v1/rules", { token: token.accessToken, json: { trigger: "Overpaid", action: "Hold" } }), 201)
+    expectStatus("flow", await http(baseUrl, "POST", "/api/v1/flows", { token: login.accessToken, json: { name: "paid in full", trigger: "fully-paid", actions: ["notify"] } }), 201)
+    log("automation: one rule (Overpaid -> Hold) and one flow (fully-paid -> notify) configured")
+  }
   return { tenantId: signup.tenantId as string, merchantId: provider.merchantId as string, webhookSecret: provider.webhookSecret as string, accounts }
 }
 
@@ -666,6 +677,25 @@ const main = async (): Promise<number> => {
     log(`service CPU while sending and draining: ${serviceCpu.toFixed(1)} s in ${wall.toFixed(1)} s (${((serviceCpu * 1000) / Math.max(1, plan.sends.length)).toFixed(2)} ms per webhook); ` +
       `its main thread(s) ran ${(sched.running - schedAtStart.running).toFixed(1)} s and waited ${(sched.waiting - schedAtStart.waiting).toFixed(1)} s for a CPU`)
     log(`inbox: ${outcome.inbox.total} rows, ${outcome.inbox.pending} not reconciled; transactions: ${outcome.rows.length}`)
+    if (opts.automation) {
+      // The rules and flows run behind the reconciler: how far behind it they were, and what they did.
+      const caughtUp = Date.now()
+      const automation = await withDb(db, async (c) => {
+        for (;;) {
+          const p = await c.query<{ n: string }>(`SELECT count(*) AS n FROM outbox_pending WHERE consumer IN ('automation', 'automation-actions')`)
+          if (Number(p.rows[0]!.n) === 0 || Date.now() - caughtUp > opts.drainSeconds * 1000) break
+          await new Promise((r) => setTimeout(r, 100))
+        }
+        const r = await c.query<{ runs: string; open: string; holds: string; held: string; dead: string; pending: string }>(
+          `SELECT (SELECT count(*) FROM automation_runs) AS runs, (SELECT count(*) FROM automation_runs WHERE completed_at IS NULL) AS open,
+             (SELECT count(*) FROM holds) AS holds, (SELECT COALESCE(sum(held_kobo), 0) FROM holds WHERE status = 'Held') AS held,
+             (SELECT count(*) FROM consumer_dead_letters) AS dead,
+             (SELECT count(*) FROM outbox_pending WHERE consumer IN ('automation', 'automation-actions')) AS pending`)
+        return r.rows[0]!
+      })
+      log(`automation: ${automation.runs} runs (${automation.open} not applied), ${automation.holds} holds (${automation.held} kobo held), ` +
+        `${automation.dead} dead letters, ${automation.pending} events pending ${((Date.now() - caughtUp) / 1000).toFixed(1)} s after the last deposit was read back`)
+    }
 
     const reconciledAt = new Map(outcome.rows.map((r) => [r.reference, r.ms]))
     let lost = 0
