@@ -90,9 +90,22 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
         if (waited.length === 0) return yield* Effect.dieMessage(`tenant ${c.tenantId} (${c.mode}) has no available-balance stripes`)
       })
 
-    /** Lowers the available balance: every stripe locked (in order), each taken down to at most zero, or `Overdrawn`. */
+    /**
+     * Lowers the available balance. First from ONE stripe that holds enough and no one else holds (`SKIP LOCKED`), so a
+     * hold or a payout waits for no reconciler batch and makes none wait for it; when no single free stripe holds
+     * enough, every stripe locked (in order), each taken down to at most zero, or `Overdrawn`. Either way no stripe goes
+     * below zero, so the sum never does.
+     */
     const lowerAvailable = (c: GuardedChange) =>
       Effect.gen(function* () {
+        const one = yield* sql<{ account: string }>`
+          UPDATE ledger_balances b SET balance_kobo = b.balance_kobo + ${c.deltaKobo}, updated_at = now()
+          WHERE b.tenant_id = ${c.tenantId} AND b.mode = ${c.mode} AND b.account = (
+            SELECT account FROM ledger_balances
+            WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ANY(${stripeList}::text[]) AND balance_kobo >= ${-c.deltaKobo}
+            ORDER BY balance_kobo DESC LIMIT 1 FOR UPDATE SKIP LOCKED)
+          RETURNING b.account`
+        if (one.length > 0) return
         const stripes = yield* sql<{ account: string; balanceKobo: number }>`
           SELECT account, balance_kobo FROM ledger_balances
           WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ANY(${stripeList}::text[])

@@ -25,8 +25,9 @@
  * --service-env K=V (repeatable; e.g. DB_POOL_SIZE=20), --node-flag F (repeatable: a flag for the service's node, e.g.
  * --node-flag=--trace-gc with --service-output), --keep-db (keep the service database for inspection),
  * --service-output (copy the service's log lines to stderr), --split-roles (run the service as two processes,
- * SERVICE_ROLE=api and SERVICE_ROLE=worker; CPU, RSS and profiles then cover both), --no-automation (configure no money
- * rule and no payment flow on the bench tenant; by default it has one of each, so their consumers are on the measured path).
+ * SERVICE_ROLE=api and SERVICE_ROLE=worker; CPU, RSS and profiles then cover both), --automation light|heavy|none (the
+ * money rule and payment flow configured on the bench tenant, so their consumers are on the measured path; default
+ * light: see setUpTenant).
  */
 import { Effect } from "effect"
 import { spawn, type ChildProcess } from "node:child_process"
@@ -68,7 +69,7 @@ interface Options {
   readonly keepDb: boolean
   readonly serviceOutput: boolean
   readonly splitRoles: boolean
-  readonly automation: boolean
+  readonly automation: "light" | "heavy" | "none"
 }
 
 const NATS_URL = process.env.TEST_NATS_URL ?? "127.0.0.1:4222"
@@ -103,6 +104,12 @@ const customer = (i: number) => {
 
 const log = (line: string) => process.stdout.write(`bench: ${line}\n`)
 
+const automationOf = (raw: string | undefined): Options["automation"] => {
+  if (raw === undefined) return "light"
+  if (raw === "light" || raw === "heavy" || raw === "none") return raw
+  throw new Error(`--automation ${raw}: light, heavy or none`)
+}
+
 const parseArgs = (argv: ReadonlyArray<string>): Options => {
   const values = new Map<string, Array<string>>()
   const flags = new Set<string>()
@@ -111,7 +118,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     if (!a.startsWith("--")) throw new Error(`unexpected argument ${JSON.stringify(a)}`)
     const eq = a.indexOf("=")
     const name = eq > 0 ? a.slice(2, eq) : a.slice(2)
-    if (name === "keep-db" || name === "service-output" || name === "split-roles" || name === "no-automation") {
+    if (name === "keep-db" || name === "service-output" || name === "split-roles") {
       flags.add(name)
       continue
     }
@@ -119,8 +126,8 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     if (value === undefined) throw new Error(`--${name} needs a value`)
     values.set(name, [...(values.get(name) ?? []), value])
   }
-  const known = ["deposits", "accounts", "concurrency", "duplicates", "pgbench-seconds", "drain-seconds", "setup-concurrency", "cpu-prof-dir", "service-env", "node-flag"]
-  for (const k of values.keys()) if (!known.includes(k)) throw new Error(`unknown flag --${k} (known: ${known.map((x) => `--${x}`).join(" ")} --keep-db --service-output --split-roles --no-automation)`)
+  const known = ["automation", "deposits", "accounts", "concurrency", "duplicates", "pgbench-seconds", "drain-seconds", "setup-concurrency", "cpu-prof-dir", "service-env", "node-flag"]
+  for (const k of values.keys()) if (!known.includes(k)) throw new Error(`unknown flag --${k} (known: ${known.map((x) => `--${x}`).join(" ")} --keep-db --service-output --split-roles)`)
   const num = (name: string, dflt: number, ok: (n: number) => boolean) => {
     const raw = values.get(name)?.at(-1)
     const n = raw === undefined ? dflt : Number(raw)
@@ -149,7 +156,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     keepDb: flags.has("keep-db"),
     serviceOutput: flags.has("service-output"),
     splitRoles: flags.has("split-roles"),
-    automation: !flags.has("no-automation")
+    automation: automationOf(values.get("automation")?.at(-1))
   }
 }
 
@@ -447,14 +454,20 @@ const setUpTenant = async (baseUrl: string, opts: Options) => {
     return { nuban: body.nuban as string, ...c }
   })
   log(`tenant ${signup.tenantId as string} with ${accounts.length} accounts in ${((Date.now() - started) / 1000).toFixed(1)} s`)
-  if (opts.automation) {
-    // One money rule and one payment flow, so their consumers (planner and actor) are on the measured path: the
-    // recommended overpayment pattern (Overpaid -> Hold), which holds every deposit past an account's expected amount,
-    // and a flow that tells the tenant when an account is fully paid.
-    expectStatus("rule", await http(baseUrl, "POST", "/api/v1/rules", { token: token.accessToken, json: { trigger: "Overpaid", action: "Hold" } }), 201)
-    expectStatus("flow", await http(baseUrl, "POST", "/api/v1/flows", { token: login.accessToken, json: { name: "paid in full", trigger: "fully-paid", actions: ["notify"] } }), 201)
-    log("automation: one rule (Overpaid -> Hold) and one flow (fully-paid -> notify) configured")
+  if (opts.automation !== "none") {
+    // One money rule and one payment flow, so their consumers (planner and actor) are on the measured path.
+    // light: they judge every deposit and fire for the risky ones (the bench's payers match their customers, so
+    //   almost none): what a tenant's usual safety net costs.
+    // heavy: the recommended overpayment pattern (Overpaid -> Hold), which on this bench's traffic holds every deposit
+    //   past an account's expected amount (about 60% of them), and a flow telling the tenant an account is fully paid.
+    const [rule, flow] = opts.automation === "light"
+      ? [{ trigger: "HighRisk", action: "ReviewFlag", minRiskScore: 60 }, { name: "risky", trigger: "high-risk", actions: ["notify"], minRiskScore: 60 }]
+      : [{ trigger: "Overpaid", action: "Hold" }, { name: "paid in full", trigger: "fully-paid", actions: ["notify"] }]
+    expectStatus("rule", await http(baseUrl, "POST", "/api/v1/rules", { token: token.accessToken, json: rule }), 201)
+    expectStatus("flow", await http(baseUrl, "POST", "/api/v1/flows", { token: login.accessToken, json: flow }), 201)
+    log(`automation (${opts.automation}): rule ${JSON.stringify(rule)}, flow ${JSON.stringify(flow)}`)
   }
+
   return { tenantId: signup.tenantId as string, merchantId: provider.merchantId as string, webhookSecret: provider.webhookSecret as string, accounts }
 }
 
@@ -677,7 +690,7 @@ const main = async (): Promise<number> => {
     log(`service CPU while sending and draining: ${serviceCpu.toFixed(1)} s in ${wall.toFixed(1)} s (${((serviceCpu * 1000) / Math.max(1, plan.sends.length)).toFixed(2)} ms per webhook); ` +
       `its main thread(s) ran ${(sched.running - schedAtStart.running).toFixed(1)} s and waited ${(sched.waiting - schedAtStart.waiting).toFixed(1)} s for a CPU`)
     log(`inbox: ${outcome.inbox.total} rows, ${outcome.inbox.pending} not reconciled; transactions: ${outcome.rows.length}`)
-    if (opts.automation) {
+    if (opts.automation !== "none") {
       // The rules and flows run behind the reconciler: how far behind it they were, and what they did.
       const caughtUp = Date.now()
       const automation = await withDb(db, async (c) => {
