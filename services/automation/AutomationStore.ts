@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
 import type { Flow, Rule, RunStep } from "../../src/contract/Automation.js"
 import type { DepositFacts, FlowAction, FlowConfig, FlowTrigger, RuleAction, RuleConfig, RuleTrigger } from "../../src/domain/Automation.js"
@@ -78,43 +78,38 @@ export class AutomationStore extends Effect.Service<AutomationStore>()("services
 
     // ---- rules
 
-    /** Ascending priority (the order they run in), then creation. */
-    const listRules = (scope: Scope, page: PageRequest) =>
+    /** A page of rules or flows in the order they run: ascending priority, then creation (the key is the id). */
+    const pageInRunOrder = <Row extends object>(table: "money_rules" | "payment_flows", cols: Statement.Fragment, scope: Scope, page: PageRequest) =>
       Effect.gen(function* () {
         const after = yield* cursorId(page, "id", (id) => sql<{ id: string }>`
-          SELECT id FROM money_rules WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND id = ${id}`)
-        return yield* sql<RuleRow>`SELECT ${ruleCols} FROM money_rules WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}
-          ${after === undefined ? sql`` : sql`AND (priority, created_at, id) > (SELECT priority, created_at, id FROM money_rules WHERE id = ${after})`}
+          SELECT id FROM ${sql(table)} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND id = ${id}`)
+        return yield* sql<Row>`SELECT ${cols} FROM ${sql(table)} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}
+          ${after === undefined ? sql`` : sql`AND (priority, created_at, id) > (SELECT priority, created_at, id FROM ${sql(table)} WHERE id = ${after})`}
           ORDER BY priority, created_at, id LIMIT ${limitOf(page)}`.pipe(Effect.orDie)
       })
 
-    const countRules = (scope: Scope) =>
-      sql<{ n: number }>`SELECT count(*)::int8 AS n FROM money_rules WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}`.pipe(
+    const listRules = (scope: Scope, page: PageRequest) => pageInRunOrder<RuleRow>("money_rules", ruleCols, scope, page)
+
+    const count = (table: "money_rules" | "payment_flows", scope: Scope) =>
+      sql<{ n: number }>`SELECT count(*)::int8 AS n FROM ${sql(table)} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}`.pipe(
         Effect.map((rows) => rows[0]?.n ?? 0), Effect.orDie)
+    const countRules = (scope: Scope) => count("money_rules", scope)
 
     const insertRule = (scope: Scope, r: { id: string; trigger: RuleTrigger; action: RuleAction; thresholdKobo: number | null; minRiskScore: number | null; priority: number }, actor: string) =>
       sql<RuleRow>`INSERT INTO money_rules (id, tenant_id, mode, trigger, action, threshold_kobo, min_risk_score, priority, created_by)
         VALUES (${r.id}, ${scope.tenantId}, ${scope.mode}, ${r.trigger}, ${r.action}, ${r.thresholdKobo}, ${r.minRiskScore}, ${r.priority}, ${actor})
         RETURNING ${ruleCols}`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
 
-    const deleteRule = (scope: Scope, id: string) =>
-      sql<{ id: string }>`DELETE FROM money_rules WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND id = ${id} RETURNING id`.pipe(
+    const remove = (table: "money_rules" | "payment_flows", scope: Scope, id: string) =>
+      sql<{ id: string }>`DELETE FROM ${sql(table)} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND id = ${id} RETURNING id`.pipe(
         Effect.map((rows) => rows.length > 0), Effect.orDie)
+    const deleteRule = (scope: Scope, id: string) => remove("money_rules", scope, id)
 
     // ---- flows
 
-    const listFlows = (scope: Scope, page: PageRequest) =>
-      Effect.gen(function* () {
-        const after = yield* cursorId(page, "id", (id) => sql<{ id: string }>`
-          SELECT id FROM payment_flows WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND id = ${id}`)
-        return yield* sql<FlowRow>`SELECT ${flowCols} FROM payment_flows WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}
-          ${after === undefined ? sql`` : sql`AND (priority, created_at, id) > (SELECT priority, created_at, id FROM payment_flows WHERE id = ${after})`}
-          ORDER BY priority, created_at, id LIMIT ${limitOf(page)}`.pipe(Effect.orDie)
-      })
+    const listFlows = (scope: Scope, page: PageRequest) => pageInRunOrder<FlowRow>("payment_flows", flowCols, scope, page)
 
-    const countFlows = (scope: Scope) =>
-      sql<{ n: number }>`SELECT count(*)::int8 AS n FROM payment_flows WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}`.pipe(
-        Effect.map((rows) => rows[0]?.n ?? 0), Effect.orDie)
+    const countFlows = (scope: Scope) => count("payment_flows", scope)
 
     const findFlow = (scope: Scope, id: string) =>
       sql<FlowRow>`SELECT ${flowCols} FROM payment_flows WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND id = ${id}`.pipe(
@@ -141,9 +136,7 @@ export class AutomationStore extends Effect.Service<AutomationStore>()("services
         WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND id = ${id}
         RETURNING ${flowCols}`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
 
-    const deleteFlow = (scope: Scope, id: string) =>
-      sql<{ id: string }>`DELETE FROM payment_flows WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND id = ${id} RETURNING id`.pipe(
-        Effect.map((rows) => rows.length > 0), Effect.orDie)
+    const deleteFlow = (scope: Scope, id: string) => remove("payment_flows", scope, id)
 
     // ---- what the planner reads: every rule and enabled flow of the batch's tenants and modes, in one statement each
 

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import type { DryRunResult, Flow, FlowInput, FlowRun } from "../../src/contract/Automation.js"
 import { Conflict, notFound } from "../../src/contract/Problems.js"
 import { clampTake, pageOf } from "../../src/contract/Schemas.js"
-import { DEFAULT_PRIORITY, DRY_RUN_DEFAULT_TAKE, dryRunOutcome, flowFires, flowFiring, MAX_FLOWS } from "../../src/domain/Automation.js"
+import { DEFAULT_PRIORITY, DRY_RUN_DEFAULT_TAKE, dryRunResult, flowFires, flowFiring, MAX_FLOWS } from "../../src/domain/Automation.js"
 import { newId } from "../../src/domain/Ids.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import type { PageRequest } from "../Paging.js"
@@ -77,14 +77,7 @@ export class Flows extends Effect.Service<Flows>()("services/automation/Flows", 
       const flow = { ...row, enabled: true }
       const deposits = yield* store.recentDeposits(scope, take ?? DRY_RUN_DEFAULT_TAKE)
       return {
-        data: deposits.map((d): DryRunResult => {
-          const fired = flowFires(flow, d)
-          const firing = flowFiring(flow, d)
-          return {
-            transactionReference: d.reference, accountRef: d.accountRef, amountKobo: d.amountKobo, fired,
-            steps: fired ? firing.actions.map((action) => ({ action, outcome: dryRunOutcome(action, firing, d) })) : []
-          }
-        })
+        data: deposits.map((d): DryRunResult => dryRunResult(d, flowFires(flow, d), flowFiring(flow, d)))
       }
     })
 

@@ -11,6 +11,16 @@ import { depositFactsOf, type ReconciledData } from "./DepositFacts.js"
 
 const scopeKey = (s: Scope) => `${s.tenantId}\u0000${s.mode}`
 
+const byScope = <T extends Scope>(rows: ReadonlyArray<T>) => {
+  const out = new Map<string, Array<T>>()
+  for (const r of rows) {
+    const list = out.get(scopeKey(r))
+    if (list) list.push(r)
+    else out.set(scopeKey(r), [r])
+  }
+  return out
+}
+
 /**
  * The planner: for each reconciled deposit, which of its tenant's rules and enabled flows it fires (src/domain/
  * Automation.ts decides), as the configuration stands when the deposit is planned. It writes one run per firing
@@ -30,10 +40,8 @@ export const plan = (events: ReadonlyArray<ConsumedEvent>) =>
     const scopes = [...new Map(deposits.map((d) => [scopeKey(d.scope), d.scope])).values()]
     const { rules, flows } = yield* store.configsOf(scopes)
     if (rules.length === 0 && flows.length === 0) return
-    const rulesOf = new Map<string, Array<RuleConfig>>()
-    for (const r of rules) rulesOf.set(scopeKey(r), [...(rulesOf.get(scopeKey(r)) ?? []), r])
-    const flowsOf = new Map<string, Array<FlowConfig>>()
-    for (const f of flows) flowsOf.set(scopeKey(f), [...(flowsOf.get(scopeKey(f)) ?? []), f])
+    const rulesOf = byScope<RuleConfig & Scope>(rules)
+    const flowsOf = byScope<FlowConfig & Scope>(flows)
 
     const firedAt = new Date(yield* Clock.currentTimeMillis)
     const planned: Array<NewRun> = deposits.flatMap(({ scope, facts }) =>

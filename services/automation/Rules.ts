@@ -3,7 +3,7 @@ import type { CreateRule, DryRunResult, Rule } from "../../src/contract/Automati
 import { BadRequest, Conflict, notFound } from "../../src/contract/Problems.js"
 import { clampTake, pageOf } from "../../src/contract/Schemas.js"
 import {
-  DEFAULT_PRIORITY, DRY_RUN_DEFAULT_TAKE, dryRunOutcome, MAX_RULES, ruleFires, ruleFiring, type RuleConfig
+  DEFAULT_PRIORITY, DRY_RUN_DEFAULT_TAKE, dryRunResult, MAX_RULES, ruleFires, ruleFiring, type RuleConfig
 } from "../../src/domain/Automation.js"
 import { newId } from "../../src/domain/Ids.js"
 import type { Scope } from "../../src/domain/Mode.js"
@@ -66,14 +66,7 @@ export class Rules extends Effect.Service<Rules>()("services/automation/Rules", 
       const rule = configOf("rule_dry_run", r, new Date())
       const deposits = yield* store.recentDeposits(scope, r.take ?? DRY_RUN_DEFAULT_TAKE)
       return {
-        data: deposits.map((d): DryRunResult => {
-          const fired = ruleFires(rule, d)
-          const firing = ruleFiring(rule, d)
-          return {
-            transactionReference: d.reference, accountRef: d.accountRef, amountKobo: d.amountKobo, fired,
-            steps: fired ? firing.actions.map((action) => ({ action, outcome: dryRunOutcome(action, firing, d) })) : []
-          }
-        })
+        data: deposits.map((d): DryRunResult => dryRunResult(d, ruleFires(rule, d), ruleFiring(rule, d)))
       }
     })
 

@@ -46,6 +46,21 @@ export class Reviews extends Effect.Service<Reviews>()("services/deposits/Review
           AND ${"id" in where ? sql`va.id = ${where.id}` : sql`va.account_ref = ${where.accountRef}`}
         FOR UPDATE OF va`.pipe(Effect.map((rows) => rows[0]))
 
+    /** The decision's audit entry and `transaction.reviewed` event (the account as the decision left it); the transaction. */
+    const recorded = (scope: Scope, reference: string, review: ReviewDecision, actor: string, details: object, account: VirtualAccountRow | null) =>
+      Effect.gen(function* () {
+        yield* tenants.audit({
+          tenantId: scope.tenantId, mode: scope.mode, actor, action: `transaction.review.${review.decision}`, subject: reference,
+          details: { note: review.note, ...details }
+        })
+        const updated = (yield* transactions.findRow(scope.tenantId, scope.mode, reference))!
+        yield* outbox.stage([{
+          tenantId: scope.tenantId, mode: scope.mode, type: "transaction.reviewed", subjectKey: updated.accountRef ?? updated.nuban,
+          data: { transaction: toTransaction(updated), account: account ? toVirtualAccount(account) : null }
+        }])
+        return toTransaction(updated)
+      })
+
     /**
      * A credited deposit a money rule or flow flagged (its money is in the account): approve clears the flag; reject
      * takes its credit back to suspense:rejected (owed back to the payer), first releasing its hold if one is active,
@@ -80,16 +95,7 @@ export class Reviews extends Effect.Service<Reviews>()("services/deposits/Review
           status: review.decision === "approve" ? "Completed" : "Rejected",
           flagged: false, reviewDecision: review.decision, reviewNote: review.note, reviewedBy: actor
         })}, reviewed_at = now() WHERE id = ${row.id}`
-        yield* tenants.audit({
-          tenantId: scope.tenantId, mode: scope.mode, actor, action: `transaction.review.${review.decision}`, subject: reference,
-          details: { note: review.note, flagged: true, flagReasons: row.flagReasons }
-        })
-        const updated = (yield* transactions.findRow(scope.tenantId, scope.mode, reference))!
-        yield* outbox.stage([{
-          tenantId: scope.tenantId, mode: scope.mode, type: "transaction.reviewed", subjectKey: updated.accountRef ?? updated.nuban,
-          data: { transaction: toTransaction(updated), account: toVirtualAccount(after ?? account) }
-        }])
-        return toTransaction(updated)
+        return yield* recorded(scope, reference, review, actor, { flagged: true, flagReasons: row.flagReasons }, after ?? account)
       })
 
     const decide = Effect.fn("Reviews.decide")(function* (scope: Scope, reference: string, review: ReviewDecision, actor: string) {
@@ -141,16 +147,7 @@ export class Reviews extends Effect.Service<Reviews>()("services/deposits/Review
           reviewDecision: review.decision, reviewNote: review.note, reviewedBy: actor
         })}, reviewed_at = now() WHERE id = ${row.id}`
         yield* ledger.post(scope, JournalId.review(reference), legs).pipe(Effect.catchTag("Overdrawn", (e) => Effect.dieMessage(e.message)))
-        yield* tenants.audit({
-          tenantId: scope.tenantId, mode: scope.mode, actor, action: `transaction.review.${review.decision}`, subject: reference,
-          details: { note: review.note, ...(approveUnmatched ? { accountRef: review.accountRef } : {}) }
-        })
-        const updated = (yield* transactions.findRow(scope.tenantId, scope.mode, reference))!
-        yield* outbox.stage([{
-          tenantId: scope.tenantId, mode: scope.mode, type: "transaction.reviewed", subjectKey: updated.accountRef ?? updated.nuban,
-          data: { transaction: toTransaction(updated), account: credited ? toVirtualAccount(credited.account) : null }
-        }])
-        return toTransaction(updated)
+        return yield* recorded(scope, reference, review, actor, approveUnmatched ? { accountRef: review.accountRef } : {}, credited?.account ?? null)
       })).pipe(Effect.catchTag("SqlError", Effect.die))
     })
 

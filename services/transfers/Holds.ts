@@ -40,6 +40,27 @@ export class Holds extends Effect.Service<Holds>()("services/transfers/Holds", {
     const transfers = yield* TransferStore
     const tenants = yield* Tenants
 
+    type Credited = TransactionRow & { readonly virtualAccountId: string; readonly accountRef: string }
+
+    /** What of the credited deposit a new hold may escrow now (under the account's lock). */
+    const holdableOf = (scope: Scope, deposit: Credited) =>
+      Effect.gen(function* () {
+        return holdableKobo({
+          appliedKobo: deposit.appliedKobo - deposit.reversedKobo,
+          refundedKobo: refundedKobo(yield* transfers.refundsOf(scope, deposit.reference)),
+          freeKobo: yield* ledger.balance(scope, LedgerAccount.customerFunds(deposit.virtualAccountId)),
+          availableKobo: yield* ledger.available(scope)
+        })
+      })
+
+    /** Moves `amountKobo` into escrow under the deposit's next hold `seq`, and records and audits the hold. */
+    const place = (scope: Scope, deposit: Credited, seq: number, amountKobo: number, reason: string | null, actor: string) =>
+      Effect.gen(function* () {
+        const reference = deposit.reference
+        yield* ledger.post(scope, MoneyJournal.hold(reference, seq), move(LedgerAccount.customerFunds(deposit.virtualAccountId), LedgerAccount.escrow(deposit.virtualAccountId), amountKobo))
+        yield* store.place(scope, { reference, virtualAccountId: deposit.virtualAccountId, accountRef: deposit.accountRef, seq, heldKobo: amountKobo, reason, actor })
+        yield* tenants.audit({ tenantId: scope.tenantId, mode: scope.mode, actor, action: "hold.placed", subject: reference, details: { amountKobo, reason } })
+      })
 
     const hold = Effect.fn("Holds.hold")(function* (scope: Scope, reference: string, request: HoldRequest, actor: string) {
       return yield* sql.withTransaction(Effect.gen(function* () {
@@ -49,12 +70,7 @@ export class Holds extends Effect.Service<Holds>()("services/transfers/Holds", {
         // Idempotent: an active hold answers as it is, whatever became of its deposit since (a reversal, say).
         if (current?.status === "Held") return toHold(current)
         const deposit = yield* creditedDeposit(row, reference)
-        const holdable = holdableKobo({
-          appliedKobo: deposit.appliedKobo - deposit.reversedKobo,
-          refundedKobo: refundedKobo(yield* transfers.refundsOf(scope, reference)),
-          freeKobo: yield* ledger.balance(scope, LedgerAccount.customerFunds(deposit.virtualAccountId)),
-          availableKobo: yield* ledger.available(scope)
-        })
+        const holdable = yield* holdableOf(scope, deposit)
         if (holdable === 0) {
           return yield* new BadRequest({ code: "nothing_available", message: `Nothing of deposit ${reference} is free to hold: it was refunded, settled, paid out or is held.` })
         }
@@ -62,12 +78,9 @@ export class Holds extends Effect.Service<Holds>()("services/transfers/Holds", {
         if (amountKobo > holdable) {
           return yield* new BadRequest({ code: "hold_exceeds_available", message: `Only ${holdable} kobo of deposit ${reference} is free to hold; ${amountKobo} was asked.` })
         }
-        const seq = (current?.seq ?? 0) + 1
-        yield* ledger.post(scope, MoneyJournal.hold(reference, seq), move(LedgerAccount.customerFunds(deposit.virtualAccountId), LedgerAccount.escrow(deposit.virtualAccountId), amountKobo)).pipe(
+        yield* place(scope, deposit, (current?.seq ?? 0) + 1, amountKobo, request.reason ?? null, actor).pipe(
           Effect.catchTag("Overdrawn", () => Effect.fail(new BadRequest({ code: "nothing_available", message: `Deposit ${reference}'s money is no longer available to hold.` })))
         )
-        yield* store.place(scope, { reference, virtualAccountId: deposit.virtualAccountId, accountRef: deposit.accountRef, seq, heldKobo: amountKobo, reason: request.reason ?? null, actor })
-        yield* tenants.audit({ tenantId: scope.tenantId, mode: scope.mode, actor, action: "hold.placed", subject: reference, details: { amountKobo, reason: request.reason ?? null } })
         return toHold((yield* store.find(scope, reference))!)
       })).pipe(Effect.catchTag("SqlError", Effect.die))
     })
@@ -84,18 +97,9 @@ export class Holds extends Effect.Service<Holds>()("services/transfers/Holds", {
         yield* transfers.lockAccount(row.virtualAccountId)
         const current = yield* store.find(scope, reference, true)
         if (current?.status === "Held") return { kind: "already-held", heldKobo: current.heldKobo } as const
-        const holdable = holdableKobo({
-          appliedKobo: row.appliedKobo - row.reversedKobo,
-          refundedKobo: refundedKobo(yield* transfers.refundsOf(scope, reference)),
-          freeKobo: yield* ledger.balance(scope, LedgerAccount.customerFunds(row.virtualAccountId)),
-          availableKobo: yield* ledger.available(scope)
-        })
-        const amountKobo = Math.min(upToKobo, holdable)
+        const amountKobo = Math.min(upToKobo, yield* holdableOf(scope, row as Credited))
         if (amountKobo <= 0) return { kind: "nothing-free" } as const
-        const seq = (current?.seq ?? 0) + 1
-        yield* ledger.post(scope, MoneyJournal.hold(reference, seq), move(LedgerAccount.customerFunds(row.virtualAccountId), LedgerAccount.escrow(row.virtualAccountId), amountKobo))
-        yield* store.place(scope, { reference, virtualAccountId: row.virtualAccountId, accountRef: row.accountRef!, seq, heldKobo: amountKobo, reason, actor })
-        yield* tenants.audit({ tenantId: scope.tenantId, mode: scope.mode, actor, action: "hold.placed", subject: reference, details: { amountKobo, reason } })
+        yield* place(scope, row as Credited, (current?.seq ?? 0) + 1, amountKobo, reason, actor)
         return { kind: "placed", heldKobo: amountKobo, askedKobo: upToKobo } as const
         // An overdraw rolls the savepoint back whole (nothing of the hold stays) and is answered as nothing free.
       })).pipe(Effect.catchTag("Overdrawn", () => Effect.succeed({ kind: "nothing-free" } as const)), Effect.catchTag("SqlError", Effect.die))

@@ -184,6 +184,15 @@ export const dryRunOutcome = (action: FlowAction, firing: Firing, d: DepositFact
   }
 }
 
+/** One deposit of a dry run: whether the rule or flow would fire, and what each of its actions would do. */
+export const dryRunResult = (d: DepositFacts, fired: boolean, firing: Firing) => ({
+  transactionReference: d.reference,
+  accountRef: d.accountRef,
+  amountKobo: d.amountKobo,
+  fired,
+  steps: fired ? firing.actions.map((action) => ({ action, outcome: dryRunOutcome(action, firing, d) })) : []
+})
+
 /** 500000 -> "5,000.00 NGN": naira with kobo, for words people read (amounts on the wire stay integer kobo). */
 export const nairaText = (kobo: number): string => {
   const sign = kobo < 0 ? "-" : ""

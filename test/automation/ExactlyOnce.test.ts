@@ -1,15 +1,11 @@
-import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it as plainIt, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted, Schedule } from "effect"
 import * as http from "node:http"
 import type * as net from "node:net"
-import pg from "pg"
 import { AutomationHooks, type FiredStep } from "../../services/automation/AutomationHooks.js"
 import { runnerOptionsOf, TEST_AUTOMATION } from "../../services/automation/AutomationSettings.js"
 import { ACTOR_OPTIONS, actorConsumer } from "../../services/automation/Actor.js"
-import { pgClientLayer } from "../../src/db/Database.js"
 import { AUTOMATION } from "../../streams/consumers/Registry.js"
 import { makeConsumerRunner } from "../../streams/consumers/Runner.js"
 import { replayReconciled } from "../../streams/Replay.js"
@@ -20,6 +16,7 @@ import { call, makeTestApp } from "../support/TestApp.js"
 import { createScratchDatabase, databaseUrl, dropScratchDatabase, TestDatabaseUrl } from "../support/TestDatabase.js"
 import { assertLedgerInvariant, balanceOf, type MoneyTenant, testTenant } from "../money/support.js"
 import { createFlow, createRule, waitForAutomation } from "./support.js"
+import { atProcess, holdLock, lockWaiters } from "../support/Crash.js"
 
 // ---------------------------------------------------------------- helpers
 
@@ -88,16 +85,6 @@ const snapshot = (t: MoneyTenant, options: { serviceDown?: boolean } = {}) =>
     }
   }).pipe(Effect.orDie)
 
-/** A connection of the test's own that ran `statement` in an open transaction (so keeps its locks) until `release`. */
-const holdLock = (dbUrl: string, statement: string) =>
-  Effect.promise(async () => {
-    const c = new pg.Client({ connectionString: dbUrl })
-    await c.connect()
-    await c.query("BEGIN")
-    await c.query(statement)
-    return { release: Effect.promise(() => c.query("COMMIT").then(() => c.end())) }
-  })
-
 /** The runner's per-consumer turn (streams/consumers/Runner.ts): whoever holds it, the consumer's passes skip. */
 const turnOf = (consumer: string) => `SELECT pg_advisory_lock(hashtextextended('consumer:${consumer}', 0))`
 
@@ -110,11 +97,6 @@ const noPassOf = (consumer: string) =>
   until(`a pass of ${consumer} under way`, (sql) =>
     sql.withTransaction(sql<{ n: number }>`
       SELECT (NOT pg_try_advisory_xact_lock(hashtextextended(${`consumer:${consumer}`}, 0)))::int AS n`), 0)
-
-/** Waits until `n` of the database's sessions wait on a lock in a statement like `pattern`. */
-const lockWaiters = (name: string, pattern: string, n: number) =>
-  until(`sessions waiting on a lock in ${pattern}`, (sql) =>
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${name} AND wait_event_type = 'Lock' AND query ILIKE ${pattern}`, n)
 
 const testDbUrl = Effect.map(TestDatabaseUrl, ({ url }) => Redacted.value(url))
 
@@ -391,16 +373,6 @@ layer(makeTestApp().pipe(Layer.provideMerge(crashHooks)), { timeout: 60_000, exc
 })
 
 // ---------------------------------------------------------------- the service process killed mid-batch
-
-/** The test's HttpClient and SqlClient, aimed at a service process and its database. */
-const atProcess = (baseUrl: string, dbUrl: string) =>
-  Layer.merge(
-    Layer.effect(HttpClient.HttpClient, Effect.map(HttpClient.HttpClient, HttpClient.mapRequest(HttpClientRequest.prependUrl(baseUrl)))).pipe(
-      Layer.provide(NodeHttpClient.layerWithoutAgent),
-      Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false }))
-    ),
-    pgClientLayer(Redacted.make(dbUrl), 2)
-  )
 
 describe("rules and flows: the service process killed in the middle of the actor's batch", () => {
   plainIt.live("SIGKILL while the actor's transaction has applied some firings and waits on the next; restarted: each applied once", () =>

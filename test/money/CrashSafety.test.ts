@@ -1,10 +1,6 @@
-import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it as plainIt, layer } from "@effect/vitest"
-import { Effect, Either, Exit, Layer, Redacted, Schedule } from "effect"
-import pg from "pg"
-import { pgClientLayer } from "../../src/db/Database.js"
+import { Effect, Either, Exit, Schedule } from "effect"
 import { SandboxFaults } from "../../services/provider/SandboxFaults.js"
 import { MONEY_OUT_STEPS, MoneyOutHooks, type MoneyOutStep } from "../../services/transfers/MoneyOutHooks.js"
 import { Payouts } from "../../services/transfers/Payouts.js"
@@ -14,6 +10,7 @@ import { freePort, type Service, startService, tempDir } from "../support/Proces
 import { createScratchDatabase, databaseUrl, dropScratchDatabase } from "../support/TestDatabase.js"
 import { call, makeTestApp, TEST_MONEY_OUT } from "../support/TestApp.js"
 import { assertLedgerInvariant, balanceOf, DIRECTORY, fund, type MoneyTenant, providerCalls, testTenant, waitForTransfer } from "./support.js"
+import { atProcess, holdLock, lockWaiters } from "../support/Crash.js"
 
 const ACTOR = "test:crash-safety"
 type Destination = (typeof DIRECTORY)[keyof typeof DIRECTORY]
@@ -311,36 +308,6 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("money out
       yield* assertLedgerInvariant
     }).pipe(Effect.ensuring(Effect.flatMap(SandboxFaults, (f) => f.clear))))
 })
-
-/** The test's HttpClient and SqlClient, aimed at a service process and its database. */
-const atProcess = (baseUrl: string, dbUrl: string) =>
-  Layer.merge(
-    Layer.effect(HttpClient.HttpClient, Effect.map(HttpClient.HttpClient, HttpClient.mapRequest(HttpClientRequest.prependUrl(baseUrl)))).pipe(
-      Layer.provide(NodeHttpClient.layerWithoutAgent),
-      Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false }))
-    ),
-    pgClientLayer(Redacted.make(dbUrl), 2)
-  )
-
-/** A connection of the test's own holding a lock in an open transaction, until `release`. */
-const holdLock = (dbUrl: string, statement: string) =>
-  Effect.promise(async () => {
-    const c = new pg.Client({ connectionString: dbUrl })
-    await c.connect()
-    await c.query("BEGIN")
-    await c.query(statement)
-    return { release: Effect.promise(() => c.query("COMMIT").then(() => c.end())) }
-  })
-
-/** Waits until `n` of the database's sessions wait on a lock in a statement like `pattern`. */
-const lockWaiters = (name: string, pattern: string, n: number) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${name} AND wait_event_type = 'Lock'
-      AND query ILIKE ${pattern}`).pipe(
-    Effect.filterOrFail((r) => r[0]!.n === n, (r) => new Error(`${r[0]!.n} sessions wait on a lock, not ${n}`)),
-    Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("20 seconds"))),
-    Effect.orDie
-  )
 
 describe("the service process killed in the middle of money out", () => {
   plainIt.live("SIGKILL after a payout was accepted, during provider calls and inside claims; restarted: every payout paid once, none stuck", () =>
