@@ -11,6 +11,7 @@ import m0009 from "./0009_ledger_model.js"
 import m0010 from "./0010_consumer_runner.js"
 import m0011 from "./0011_money_out.js"
 import m0012 from "./0012_automation.js"
+import m0013 from "./0013_settlement.js"
 
 /** Forward-only, numbered; never edit one that has landed. Loaded by Migrator.fromRecord. */
 export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = {
@@ -25,5 +26,6 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = 
   "0009_ledger_model": m0009,
   "0010_consumer_runner": m0010,
   "0011_money_out": m0011,
-  "0012_automation": m0012
+  "0012_automation": m0012,
+  "0013_settlement": m0013
 }

@@ -200,6 +200,34 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
       return true
     })
 
+    /**
+     * Several journals of one step, in the caller's transaction, with their guarded balances changed by the journals'
+     * net sum: an account a step credits and debits again (a settlement's sub-merchant share, allocated and sent at once)
+     * takes no row lock. Each journal is posted once: one posted before is skipped (answers the ids posted now).
+     */
+    const postAll = Effect.fn("Ledger.postAll")(function* (scope: Scope, journals: ReadonlyArray<{ readonly journalId: string; readonly legs: ReadonlyArray<Leg> }>) {
+      const netted: Array<Journal> = []
+      for (const j of journals) {
+        if (!isBalanced(j.legs)) return yield* Effect.dieMessage(`unbalanced journal ${j.journalId}: ${JSON.stringify(j.legs)}`)
+        const legs = netLegs(j.legs)
+        if (legs.length > 0) netted.push({ tenantId: scope.tenantId, mode: scope.mode, journalId: j.journalId, legs })
+      }
+      if (netted.length === 0) return [] as ReadonlyArray<string>
+      const inserted = yield* sql<{ journalId: string; n: number }>`
+        WITH i AS (${insertFromJson(sql, "ledger_entries", LEG_COLUMNS, netted.flatMap((journal) => journal.legs.map((leg) => ({ journal, leg }))))}
+          ON CONFLICT (tenant_id, mode, journal_id, account) DO NOTHING RETURNING journal_id)
+        SELECT journal_id, count(*)::int AS n FROM i GROUP BY journal_id`.pipe(Effect.orDie)
+      const counts = new Map(inserted.map((r) => [r.journalId, r.n]))
+      const posted = netted.filter((j) => counts.has(j.journalId))
+      for (const j of posted) {
+        if (counts.get(j.journalId) !== j.legs.length) {
+          return yield* Effect.dieMessage(`journal ${j.journalId} was partly posted before (${counts.get(j.journalId)} of ${j.legs.length} legs new)`)
+        }
+      }
+      yield* applyGuarded(guardedChanges(posted))
+      return posted.map((j) => j.journalId)
+    })
+
     /** An account's natural-sign balance from its entries (debit for assets, credit for liabilities). */
     const balance = Effect.fn("Ledger.balance")(function* (scope: Scope, account: string) {
       const rows = yield* sql<{ balance: number }>`
@@ -209,6 +237,6 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
       return familyOf(account)?.kind === "liability" && sum !== 0 ? -sum : sum
     })
 
-    return { post, insertMany, applyGuarded, available, balance } as const
+    return { post, postAll, insertMany, applyGuarded, available, balance } as const
   })
 }) {}

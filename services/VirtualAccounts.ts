@@ -5,7 +5,7 @@ import type { Mode } from "../src/domain/Mode.js"
 import { newId } from "../src/domain/Ids.js"
 import { deficitKobo, overpaymentKobo, paymentStateOf } from "../src/domain/Reconciliation.js"
 import type { CreateVirtualAccount, VirtualAccount } from "../src/contract/VirtualAccount.js"
-import { BadGateway, Conflict, notFound } from "../src/contract/Problems.js"
+import { BadGateway, BadRequest, Conflict, notFound } from "../src/contract/Problems.js"
 import { pageOf } from "../src/contract/Schemas.js"
 import { cursorId, limitOf, type PageRequest } from "./Paging.js"
 import { BankProvider } from "./provider/BankProvider.js"
@@ -108,6 +108,15 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("services
             if (!existing.leaseExpired) return yield* inProgress(input.accountRef)
             yield* sql`UPDATE virtual_accounts SET provisioning_started_at = now() WHERE id = ${existing.id}`
             return { kind: "claimed" as const, id: existing.id }
+          }
+          if (input.subMerchantRef !== undefined) {
+            const [sm] = yield* sql`SELECT 1 FROM sub_merchants WHERE tenant_id = ${tenantId} AND mode = ${mode} AND reference = ${input.subMerchantRef}`
+            if (!sm) {
+              return yield* new BadRequest({
+                code: "unknown_sub_merchant",
+                message: `subMerchantRef ${JSON.stringify(input.subMerchantRef)} names no sub-merchant in this tenant and mode; create it first (POST /api/v1/sub-merchants).`
+              })
+            }
           }
           const customerId = yield* upsertCustomer(tenantId, mode, input)
           const id = newId("va")

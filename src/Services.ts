@@ -25,6 +25,11 @@ import { Payouts } from "../services/transfers/Payouts.js"
 import { Refunds } from "../services/transfers/Refunds.js"
 import { TransferCompleterLive, TransferDispatch } from "../services/transfers/TransferDispatch.js"
 import { TransferStore } from "../services/transfers/TransferStore.js"
+import { AutoSettleLive } from "../services/settlement/AutoSettle.js"
+import { SettlementConfig } from "../services/settlement/SettlementConfig.js"
+import { Settlements } from "../services/settlement/Settlements.js"
+import { SettlementStore } from "../services/settlement/SettlementStore.js"
+import { SubMerchants } from "../services/settlement/SubMerchants.js"
 import { Tenants } from "../services/Tenants.js"
 import { Tokens } from "../services/Tokens.js"
 import { Transactions } from "../services/Transactions.js"
@@ -66,10 +71,12 @@ export const BusesLive = Layer.unwrapEffect(
 
 /** Every domain service and the buses, given AppConfig and a migrated SqlClient. */
 export const makeServices = <E, R>(provider: Layer.Layer<BankProvider, E, R>) =>
-  Layer.mergeAll(Refunds.Default, AutomationActor.Default, Rules.Default, Flows.Default).pipe(
-    Layer.provideMerge(Layer.mergeAll(Payouts.Default, Holds.Default, AutomationStore.Default)),
+  Layer.mergeAll(Refunds.Default, AutomationActor.Default, Rules.Default, Flows.Default, Settlements.Default).pipe(
+    Layer.provideMerge(Layer.mergeAll(Payouts.Default, Holds.Default, AutomationStore.Default, SettlementConfig.Default)),
+    Layer.provideMerge(SubMerchants.Default),
     Layer.provideMerge(Layer.mergeAll(Receiver.Default, Reconciler.Default, Reviews.Default, TransferDispatch.Default, BankDirectory.Default)),
     Layer.provideMerge(TransferOutcomes.Default),
+    Layer.provideMerge(SettlementStore.Default),
     Layer.provideMerge(Layer.mergeAll(
       Users.Default, ApiKeys.Default, VirtualAccounts.Default, Inbox.Default, Transactions.Default, Ledger.Default, Outbox.Default,
       TransferStore.Default, HoldStore.Default, PayoutCaps.Default
@@ -83,7 +90,7 @@ export const ServicesLive = makeServices(SandboxProviderLive)
 /** The workers downstream of the reconciler, and the upkeep: what the main thread runs when the reconciler has a thread of its own. */
 export const DownstreamWorkersLive = Layer.mergeAll(
   InboxSweeperLive, OutboxRelayLive, WebhookDispatcherLive, TableStatsKeeperLive, TransferCompleterLive, SandboxReporterLive,
-  AutomationPlannerLive, AutomationActorLive
+  AutomationPlannerLive, AutomationActorLive, AutoSettleLive
 )
 
 /** The reconciler alone: what the reconciler's thread runs. */
@@ -91,6 +98,7 @@ export const ReconcilerLive = ReconcilerWorkersLive
 
 /**
  * The long-running fibers: the reconciler, the inbox sweeper, the outbox relay, webhook dispatch, table statistics, the
- * transfer completer, the sandbox provider's outcome reports, and the money rules and payment flows (planner and actor).
+ * transfer completer, the sandbox provider's outcome reports, the money rules and payment flows (planner and actor), and
+ * auto-settle.
  */
 export const WorkersLive = Layer.merge(ReconcilerLive, DownstreamWorkersLive)

@@ -4,6 +4,7 @@ import type { Scope } from "../../src/domain/Mode.js"
 import { decideOutcome, FINAL_STATUSES, kindOf, MoneyJournal, transferEventType, transitOf, type TransferOutcome } from "../../src/domain/MoneyOut.js"
 import { Ledger } from "../Ledger.js"
 import { Outbox } from "../Outbox.js"
+import { SettlementStore } from "../settlement/SettlementStore.js"
 import { HoldStore } from "./HoldStore.js"
 import { toTransfer, type TransferRow, TransferStore } from "./TransferStore.js"
 
@@ -22,6 +23,7 @@ export class TransferOutcomes extends Effect.Service<TransferOutcomes>()("servic
     const ledger = yield* Ledger
     const outbox = yield* Outbox
     const holds = yield* HoldStore
+    const settlements = yield* SettlementStore
 
     /** Stages `refund.sent` for a refund the provider accepted, in the caller's transaction. */
     const refundSent = (scope: Scope, merchantTxRef: string) =>
@@ -42,7 +44,7 @@ export class TransferOutcomes extends Effect.Service<TransferOutcomes>()("servic
       reason: string | null
     ) {
       const kind = kindOf(row.source)
-      const decision = decideOutcome(row.status, outcome, row.amountKobo, transitOf(kind, row.virtualAccountId))
+      const decision = decideOutcome(row.status, outcome, row.amountKobo, transitOf(kind, row.virtualAccountId, row.ledgerSource))
       if (decision.effect !== "applied") {
         if (decision.effect === "ignored") {
           yield* Effect.logWarning(`transfer ${row.merchantTxRef} is ${row.status}; the provider's later "${outcome}" was ignored`)
@@ -73,6 +75,8 @@ export class TransferOutcomes extends Effect.Service<TransferOutcomes>()("servic
       // The provider reports on a refund whose sending we never recorded (its answer to our call was lost): it had the
       // refund, so the refund was sent. TransferDispatch's finalising step stages this event only for a Pending row.
       if (row.status === "Pending" && kind === "refund" && providerReference !== null) yield* refundSent(scope, row.merchantTxRef)
+      // A settlement leg's outcome moves its settlement on (Paid when every leg is; Failed on a last attempt).
+      if (kind === "settlement") yield* settlements.legChanged(scope, row.merchantTxRef)
       const after = (yield* store.find(scope, row.merchantTxRef))!
       const type = transferEventType(decision.status)
       if (type !== undefined) {

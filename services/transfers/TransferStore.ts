@@ -25,6 +25,8 @@ export interface TransferRow {
   readonly virtualAccountId: string | null
   readonly accountRef: string | null
   readonly capDay: string | null
+  /** A settlement leg's source: the ledger account it draws on and a failure gives back to (null for the rest). */
+  readonly ledgerSource: string | null
   /** The claim's lease (or, once sent, the next status check) has run out. */
   readonly leaseExpired: boolean
   readonly attempts: number
@@ -53,7 +55,7 @@ export const toTransfer = (r: TransferRow): Transfer => ({
 export type NewTransfer = Pick<TransferRow,
   | "id" | "merchantTxRef" | "source" | "requestFingerprint" | "amountKobo" | "accountNumber" | "bankCode" | "bankName" | "accountName"
   | "narration" | "provider" | "depositReference" | "virtualAccountId" | "capDay"
-> & { readonly createdBy: string }
+> & { readonly createdBy: string; readonly ledgerSource?: string | null }
 
 /** The SQL of the transfers table: one function per statement. */
 export class TransferStore extends Effect.Service<TransferStore>()("services/transfers/TransferStore", {
@@ -61,7 +63,7 @@ export class TransferStore extends Effect.Service<TransferStore>()("services/tra
     const sql = yield* SqlClient.SqlClient
     const select = sql`SELECT t.id, t.tenant_id, t.mode, t.merchant_tx_ref, t.source, t.request_fingerprint, t.amount_kobo, t.account_number,
         t.bank_code, t.bank_name, t.account_name, t.narration, t.status, t.failure_reason, t.provider, t.provider_reference,
-        t.deposit_reference, t.virtual_account_id, va.account_ref, t.cap_day::text AS cap_day, t.lease_until < now() AS lease_expired,
+        t.deposit_reference, t.virtual_account_id, va.account_ref, t.cap_day::text AS cap_day, t.ledger_source, t.lease_until < now() AS lease_expired,
         t.attempts, t.created_at, t.completed_at
       FROM transfers t LEFT JOIN virtual_accounts va ON va.id = t.virtual_account_id`
 
@@ -77,10 +79,10 @@ export class TransferStore extends Effect.Service<TransferStore>()("services/tra
     /** Inserts a Pending transfer with a fresh lease; undefined when the reference is already taken. */
     const insert = (scope: Scope, t: NewTransfer, leaseMs: number) =>
       sql<{ id: string }>`INSERT INTO transfers (id, tenant_id, mode, merchant_tx_ref, source, request_fingerprint, amount_kobo, account_number,
-          bank_code, bank_name, account_name, narration, status, provider, deposit_reference, virtual_account_id, cap_day, created_by, lease_until)
+          bank_code, bank_name, account_name, narration, status, provider, deposit_reference, virtual_account_id, cap_day, ledger_source, created_by, lease_until)
         VALUES (${t.id}, ${scope.tenantId}, ${scope.mode}, ${t.merchantTxRef}, ${t.source}, ${t.requestFingerprint}, ${t.amountKobo},
           ${t.accountNumber}, ${t.bankCode}, ${t.bankName}, ${t.accountName}, ${t.narration}, 'Pending', ${t.provider}, ${t.depositReference},
-          ${t.virtualAccountId}, ${t.capDay}::date, ${t.createdBy}, now() + make_interval(secs => ${leaseMs / 1000}))
+          ${t.virtualAccountId}, ${t.capDay}::date, ${t.ledgerSource ?? null}, ${t.createdBy}, now() + make_interval(secs => ${leaseMs / 1000}))
         ON CONFLICT (merchant_tx_ref, tenant_id, mode) DO NOTHING RETURNING id`.pipe(Effect.map((rows) => rows[0]?.id), Effect.orDie)
 
     /** Takes a transfer whose lease ran out (a crash left it, or its status check is due) for `leaseMs`; false if another did. */

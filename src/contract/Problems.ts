@@ -25,6 +25,11 @@ export const PROBLEM_CODES = {
   hold_exceeds_available: 400,
   gate_required: 400,
   gate_not_applicable: 400,
+  payout_account_unverified: 400,
+  unknown_sub_merchant: 400,
+  sub_merchant_unverified: 400,
+  invalid_split_plan: 400,
+  settlement_account_missing: 400,
   // 401
   unauthorized: 401,
   missing_token: 401,
@@ -55,6 +60,7 @@ export const PROBLEM_CODES = {
   bank_account_not_found: 404,
   rule_not_found: 404,
   flow_not_found: 404,
+  sub_merchant_not_found: 404,
   // 405
   method_not_allowed: 405,
   // 409
@@ -68,6 +74,8 @@ export const PROBLEM_CODES = {
   hold_not_active: 409,
   limit_reached: 409,
   flag_not_rejectable: 409,
+  duplicate_reference: 409,
+  settlement_in_progress: 409,
   // 413
   payload_too_large: 413,
   // 415

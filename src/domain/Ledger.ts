@@ -34,7 +34,9 @@ export const CHART: ReadonlyArray<AccountFamily> = [
   { name: "refunds_in_transit", kind: "liability", keyedBy: null, mayChangeSign: false, guarded: false, holds: "refunds sent to the provider, not yet confirmed" },
   { name: "payouts_drawn", kind: "asset", keyedBy: null, mayChangeSign: false, guarded: false, holds: "the tenant's payouts drawn on its free collections and not failed (a contra account to customer_funds)" },
   { name: "sub_merchant", kind: "liability", keyedBy: "sub-merchant", mayChangeSign: false, guarded: true, holds: "collections routed to a sub-merchant, net of the platform fee, not yet settled" },
-  { name: "fees:platform", kind: "liability", keyedBy: null, mayChangeSign: false, guarded: false, holds: "platform fees kept by the tenant from sub-merchant collections" },
+  { name: "fees:platform", kind: "liability", keyedBy: null, mayChangeSign: false, guarded: false, holds: "platform fees kept by the tenant from sub-merchant collections, not yet paid to its settlement account" },
+  { name: "settlement_pending", kind: "liability", keyedBy: null, mayChangeSign: false, guarded: false, holds: "swept for the tenant's own settlement account and not yet sent (a failed leg's money waiting for its retry)" },
+  { name: "settlements_in_transit", kind: "liability", keyedBy: null, mayChangeSign: false, guarded: false, holds: "settlement legs sent to the provider, not yet confirmed" },
   { name: "tenant_receivable", kind: "asset", keyedBy: null, mayChangeSign: false, guarded: false, holds: "what the provider took back (a late reversal) after the money had already left" }
 ]
 
@@ -50,6 +52,8 @@ export const LedgerAccount = {
   payoutsDrawn: "payouts_drawn",
   subMerchant: (id: string) => `sub_merchant:${id}`,
   platformFees: "fees:platform",
+  settlementPending: "settlement_pending",
+  settlementsInTransit: "settlements_in_transit",
   tenantReceivable: "tenant_receivable"
 } as const
 

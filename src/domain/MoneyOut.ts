@@ -58,15 +58,28 @@ export const kindOf = (source: TransferSource): TransferKind =>
  * Where a transfer's money waits while the provider has it, and where it goes back to when the transfer fails or is
  * reversed. A payout draws on the tenant's available balance (`payouts_drawn`, a contra account to the free
  * collections); a refund takes the deposit's money out of the account (held first) and, if it comes back, holds it
- * again in escrow so it is not swept before the tenant tries again.
+ * again in escrow so it is not swept before the tenant tries again; a settlement leg draws on its source (the
+ * sub-merchant's account, the platform fees or the tenant's settlement_pending) and gives back to it for a retry.
  */
-export const transitOf = (kind: TransferKind, virtualAccountId: string | null): { readonly inTransit: string; readonly returnTo: string } => {
+export const transitOf = (
+  kind: TransferKind,
+  virtualAccountId: string | null,
+  ledgerSource: string | null = null
+): { readonly inTransit: string; readonly returnTo: string } => {
   if (kind === "refund") {
     if (virtualAccountId === null) throw new Error("a refund transfer needs its virtual account")
     return { inTransit: LedgerAccount.refundsInTransit, returnTo: LedgerAccount.escrow(virtualAccountId) }
   }
+  if (kind === "settlement") {
+    if (ledgerSource === null) throw new Error("a settlement leg needs its source account")
+    return { inTransit: LedgerAccount.settlementsInTransit, returnTo: ledgerSource }
+  }
   return { inTransit: LedgerAccount.payoutsInTransit, returnTo: LedgerAccount.payoutsDrawn }
 }
+
+/** A settlement leg's claim: from its source, in transit to the provider. */
+export const settlementClaimLegs = (ledgerSource: string, amountKobo: number): ReadonlyArray<Leg> =>
+  move(ledgerSource, LedgerAccount.settlementsInTransit, amountKobo)
 
 /** A payout's claim: drawn on the available balance, in transit to the provider. */
 export const payoutClaimLegs = (amountKobo: number): ReadonlyArray<Leg> =>

@@ -6,6 +6,7 @@
 
 import { AUTOMATION_DOCS } from "./docs/AutomationDocs.js"
 import { MONEY_OUT_DOCS } from "./docs/MoneyOutDocs.js"
+import { SETTLEMENT_DOCS } from "./docs/SettlementDocs.js"
 import { doc, type OperationDoc, PAGE, SIGNED } from "./OperationDoc.js"
 
 export { describe, PUBLIC_ACCESS } from "./OperationDoc.js"
@@ -13,6 +14,7 @@ export { describe, PUBLIC_ACCESS } from "./OperationDoc.js"
 export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   ...MONEY_OUT_DOCS,
   ...AUTOMATION_DOCS,
+  ...SETTLEMENT_DOCS,
   "auth.token": doc("Exchange an API key for a bearer token", "credentials", "Send the key's `clientId` and `clientSecret`; the answer's `accessToken` is valid 3600 s and carries the tenant, the key's mode and the API plane. A revoked key gets 401."),
   "health.healthz": doc("Liveness probe", "public", "200 while the process serves HTTP. A failing liveness probe is a reason to restart the process."),
   "health.readyz": doc("Readiness probe", "public", "200 when the database answers and NATS is connected (or the in-process bus is used); otherwise 503 problem+json naming what is unreachable (`database_unavailable` or `bus_unavailable`). Route traffic elsewhere meanwhile: the process recovers on its own."),
@@ -27,7 +29,7 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   "dashboard.revokeApiKey": doc("Revoke an API key", "ownerAdmin", "Tokens minted from the key stop working at once."),
   "dashboard.provider": doc("Provider credentials for the token's mode", "ownerAdmin", "The merchant id and webhook secret the bank provider signs with, and how to sign (header and canonical string)."),
   "virtualAccounts.list": doc("List virtual accounts", "any", PAGE + " Filter with `subMerchantRef`; the page key is `accountRef`."),
-  "virtualAccounts.create": doc("Create a virtual account (a dedicated NUBAN)", "any", "Idempotent on `accountRef`: the same fields answer the existing account (200), different fields 409. Without `expectedAmountKobo` the account is open. From a dashboard token the account is always live (live needs approved onboarding). Unknown fields are a 400."),
+  "virtualAccounts.create": doc("Create a virtual account (a dedicated NUBAN)", "any", "Idempotent on `accountRef`: the same fields answer the existing account (200), different fields 409. Without `expectedAmountKobo` the account is open. A `subMerchantRef` must name an existing sub-merchant (400 `unknown_sub_merchant`); the account's collections are then settled to that sub-merchant, less its platform fee. From a dashboard token the account is always live (live needs approved onboarding). Unknown fields are a 400."),
   "virtualAccounts.get": doc("Fetch a virtual account with its payment state", "any"),
   "virtualAccounts.delete": doc("Delete a virtual account with no payment activity", "any", "An account that has received money cannot be deleted (409)."),
   "transactions.list": doc("List reconciled transactions", "any", PAGE + " Filters: `from`, `to` (ISO-8601), `status`, `reconciliation` (any case), `accountRef`; the page key is `reference`."),
@@ -35,10 +37,6 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   "transactions.get": doc("Fetch a transaction by its provider reference", "any"),
   "transactions.refund": doc("Refund an overpayment", "ownerAdmin", "Sends the deposit's unrefunded surplus back, capped by what the account is still overpaid by and by what is still here: its held money first, then its free money as far as the available balance holds it (settled or paid-out money is gone: 400 `nothing_available`). The destination is the payer's captured account unless the body gives `accountNumber` and `bankCode` (none known: 400 `destination_missing`); a name enquiry runs on it first, and a given `accountName` must match (422 `account_name_mismatch`). One provider transfer per deposit, `rfd_<reference>`: 200 `Sent`, then `AlreadySent` on every repeat; 409 `refund_in_progress` while it is being sent; 400 `no_refundable_surplus` when nothing is left to refund. Success releases the deposit's hold, lowers the account's `amountPaidKobo` and overpayment, and emits `refund.sent`; if the bank fails or returns it, the money is held again."),
   "transactions.review": doc("Approve or reject a transaction held for review", "ownerAdmin", "`decision` is `approve` or `reject` (any case). Only a `PendingReview` transaction can be decided (409 otherwise)."),
-  "subMerchants.list": doc("List sub-merchants", "later"),
-  "subMerchants.create": doc("Create a sub-merchant", "later"),
-  "subMerchants.setPayout": doc("Set a sub-merchant's payout account and fee", "later"),
-  "subMerchants.balance": doc("A sub-merchant's balance", "later"),
   "checkout.createSession": doc("Create a live checkout session", "later"),
   "checkoutPublic.snapshot": doc("A checkout's payment state", "public", "Authorised by the opaque checkout token in the path alone."),
   "checkoutPublic.snapshotShort": doc("A checkout's payment state (short path)", "public", "Authorised by the opaque checkout token in the path alone."),
@@ -55,10 +53,6 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   "billing.resume": doc("Resume a billing schedule", "later"),
   "billing.cancel": doc("Cancel a billing schedule", "later"),
   "billing.periods": doc("List a schedule's billing periods", "later"),
-  "settings.getSettlement": doc("Settlement settings", "later"),
-  "settings.putSettlement": doc("Change settlement settings", "later"),
-  "settings.getSplits": doc("Split settlement legs", "later"),
-  "settings.putSplits": doc("Replace split settlement legs", "later"),
   "sandbox.simulateDeposit": doc("Simulate an inbound transfer (sandbox)", "apiTest", "Sends a signed sandbox provider webhook for a test virtual account through the real receiver; `reversal: true` reverses the latest completed deposit."),
   "webhookEndpoints.list": doc("List webhook endpoints", "apiOrOwnerAdmin", PAGE + " The page key is `id`; secrets are never shown again."),
   "webhookEndpoints.create": doc("Register a webhook endpoint", "apiOrOwnerAdmin", "A public https URL; a host that does not resolve yet is accepted (addresses are checked again at each delivery, and private or loopback ones refused). The signing secret (`whsec_...`) is shown only in this answer."),

@@ -2,13 +2,16 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
 import { BadRequest, Conflict, Forbidden, NotFound, NotImplemented } from "../../contract/Problems.js"
-import { Body, OpenObject, OptionalBody } from "../../contract/Schemas.js"
+import { Body, listOf, OpenObject, OptionalBody, TakeParams } from "../../contract/Schemas.js"
+import { Settlement, SettlementRun } from "../../contract/Settlement.js"
 import { Hold } from "../../contract/Transfer.js"
 import { PositiveKobo } from "../../domain/Money.js"
 
 const ref = HttpApiSchema.param("ref", Schema.String)
 
 export class SettlementsApi extends HttpApiGroup.make("settlements")
+  .add(HttpApiEndpoint.get("list", "/api/v1/settlements").setUrlParams(TakeParams).addSuccess(listOf(Settlement)))
+  .add(HttpApiEndpoint.post("run", "/api/v1/settlements/run").addSuccess(SettlementRun).addError(BadRequest).addError(Conflict))
   .add(
     HttpApiEndpoint.post("hold")`/api/v1/settlements/${ref}/hold`
       .setPayload(OptionalBody({

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { BadGateway, Conflict, Forbidden, NotFound } from "../../contract/Problems.js"
+import { BadRequest, BadGateway, Conflict, Forbidden, NotFound } from "../../contract/Problems.js"
 import { Authentication } from "../Security.js"
 import { PageParams, listOf } from "../../contract/Schemas.js"
 import { CreateVirtualAccount, VirtualAccount } from "../../contract/VirtualAccount.js"
@@ -18,6 +18,7 @@ export class VirtualAccountsApi extends HttpApiGroup.make("virtualAccounts")
     HttpApiEndpoint.post("create", "/api/v1/virtual-accounts")
       .setPayload(CreateVirtualAccount)
       .addSuccess(VirtualAccount, { status: 201 })
+      .addError(BadRequest)
       .addError(Forbidden)
       .addError(NotFound)
       .addError(Conflict)

@@ -4,10 +4,6 @@ import { notYet } from "./Respond.js"
 
 // Groups whose issues have not landed yet answer 501 problem+json with code not_implemented.
 
-export const SubMerchantsHandlers = HttpApiBuilder.group(Api, "subMerchants", (h) =>
-  h.handle("list", notYet("Sub-merchants")).handle("create", notYet("Sub-merchants")).handle("setPayout", notYet("Sub-merchants"))
-    .handle("balance", notYet("Sub-merchants")))
-
 export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (h) => h.handle("createSession", notYet("Live checkout")))
 
 export const CheckoutPublicHandlers = HttpApiBuilder.group(Api, "checkoutPublic", (h) =>
@@ -21,9 +17,5 @@ export const BillingHandlers = HttpApiBuilder.group(Api, "billing", (h) =>
   h.handle("list", notYet("Recurring billing")).handle("create", notYet("Recurring billing")).handle("get", notYet("Recurring billing"))
     .handle("setNextAmount", notYet("Recurring billing")).handle("pause", notYet("Recurring billing"))
     .handle("resume", notYet("Recurring billing")).handle("cancel", notYet("Recurring billing")).handle("periods", notYet("Recurring billing")))
-
-export const SettingsHandlers = HttpApiBuilder.group(Api, "settings", (h) =>
-  h.handle("getSettlement", notYet("Settlement settings")).handle("putSettlement", notYet("Settlement settings"))
-    .handle("getSplits", notYet("Split settlement")).handle("putSplits", notYet("Split settlement")))
 
 export const CopilotHandlers = HttpApiBuilder.group(Api, "copilot", (h) => h.handle("ask", notYet("The copilot")))

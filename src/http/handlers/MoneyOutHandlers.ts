@@ -3,10 +3,11 @@ import { Effect } from "effect"
 import { Holds } from "../../../services/transfers/Holds.js"
 import { BankDirectory } from "../../../services/transfers/BankDirectory.js"
 import { Payouts } from "../../../services/transfers/Payouts.js"
+import { Settlements } from "../../../services/settlement/Settlements.js"
 import { Transfer } from "../../contract/Transfer.js"
 import { actorOf } from "../../domain/Principal.js"
 import { Api } from "../Api.js"
-import { CurrentPrincipal, requireApiOrOwnerAdmin } from "../Security.js"
+import { CurrentPrincipal, requireApiOrOwnerAdmin, requireOwnerOrAdmin } from "../Security.js"
 import { jsonWithStatus } from "./Respond.js"
 
 // Money out: payouts, the bank list and name enquiry, the balance, and escrow holds. Refunds live with the
@@ -35,7 +36,10 @@ export const TransfersHandlers = HttpApiBuilder.group(Api, "transfers", (h) =>
 export const SettlementsHandlers = HttpApiBuilder.group(Api, "settlements", (h) =>
   Effect.gen(function* () {
     const holds = yield* Holds
+    const settlements = yield* Settlements
     return h
+      .handle("list", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (p) => settlements.list(p, urlParams)))
+      .handle("run", () => Effect.flatMap(requireOwnerOrAdmin, (p) => settlements.runNow(p)))
       .handle("hold", ({ path, payload }) =>
         Effect.flatMap(requireApiOrOwnerAdmin, (p) => holds.hold(p, path.ref, { amountKobo: payload?.amountKobo, reason: payload?.reason }, actorOf(p))))
       .handle("release", ({ path }) => Effect.flatMap(requireApiOrOwnerAdmin, (p) => holds.release(p, path.ref, actorOf(p))))

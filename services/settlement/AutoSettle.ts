@@ -1,0 +1,29 @@
+import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import { type RunSummary, SettlementRunSettings, Settlements } from "./Settlements.js"
+
+/**
+ * The auto-settle worker: on a `Schedule` (every `intervalMs` of the fiber's Clock), one pass over the tenants with
+ * autoSettle and a settlement account. The schedule reads the ambient Clock, so a test drives the worker with the
+ * TestClock; each pass itself runs on the wall clock (its provider timeouts and leases are real time). Every worker
+ * process may run it: a tenant's run lease lets one pass at a time settle a tenant, and each account's claim locks
+ * its account row, so nothing is settled twice.
+ */
+export const autoSettleLoop = (onPass: (summaries: ReadonlyArray<RunSummary>) => Effect.Effect<void> = () => Effect.void) =>
+  Effect.gen(function* () {
+    const settlements = yield* Settlements
+    const settings = yield* SettlementRunSettings
+    const wall = Clock.make()
+    const pass = settlements.runDue().pipe(
+      Effect.withClock(wall),
+      Effect.tap(onPass),
+      Effect.catchAllCause((cause) => Effect.logError("auto-settle pass failed", cause))
+    )
+    return yield* Effect.schedule(pass, Schedule.spaced(Duration.millis(settings.intervalMs)))
+  })
+
+export const AutoSettleLive = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    if (!(yield* SettlementRunSettings).worker) return
+    yield* Effect.forkScoped(autoSettleLoop())
+  })
+)

@@ -1,0 +1,170 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { BadRequest, Conflict, NotFound } from "../../src/contract/Problems.js"
+import { pageOf } from "../../src/contract/Schemas.js"
+import type { SubMerchant } from "../../src/contract/Settlement.js"
+import { newId } from "../../src/domain/Ids.js"
+import { LedgerAccount } from "../../src/domain/Ledger.js"
+import type { Scope } from "../../src/domain/Mode.js"
+import { cursorId, limitOf, type PageRequest } from "../Paging.js"
+import { Tenants } from "../Tenants.js"
+import { BankDirectory, namesMatch, type Recipient } from "../transfers/BankDirectory.js"
+
+export interface SubMerchantRow {
+  readonly id: string
+  readonly mode: Scope["mode"]
+  readonly reference: string
+  readonly name: string
+  readonly payoutBankName: string | null
+  readonly payoutBankCode: string | null
+  readonly payoutAccountNumber: string | null
+  readonly payoutAccountName: string | null
+  readonly payoutVerifiedAt: Date | null
+  readonly platformFeeBps: number
+  readonly createdAt: Date
+}
+
+export const toSubMerchant = (r: SubMerchantRow): SubMerchant => ({
+  id: r.id,
+  name: r.name,
+  reference: r.reference,
+  payoutAccount: r.payoutAccountNumber === null ? null : {
+    bankName: r.payoutBankName!, bankCode: r.payoutBankCode!, accountNumber: r.payoutAccountNumber, accountName: r.payoutAccountName!,
+    verifiedAt: r.payoutVerifiedAt!.toISOString()
+  },
+  platformFeeBps: r.platformFeeBps,
+  createdAt: r.createdAt.toISOString(),
+  mode: r.mode
+})
+
+/** The verified payout account of a sub-merchant, as a transfer's recipient; undefined until one is verified. */
+export const payoutRecipientOf = (r: SubMerchantRow): Recipient | undefined =>
+  r.payoutAccountNumber === null
+    ? undefined
+    : { accountNumber: r.payoutAccountNumber, bankCode: r.payoutBankCode!, bankName: r.payoutBankName!, accountName: r.payoutAccountName! }
+
+const notFoundSubMerchant = (id: string) =>
+  new NotFound({ code: "sub_merchant_not_found", message: `No sub-merchant ${JSON.stringify(id)} in this tenant and mode.` })
+
+/**
+ * Verifies a payout account the way every settlement destination is: the NUBAN check and name enquiry at the provider,
+ * and the name it answers matched (the name matcher) against `expectedName`. Anything short of that is 400
+ * `payout_account_unverified`; a provider that does not answer is 502 (nothing saved; try again).
+ */
+export const verifyPayoutAccount = (directory: BankDirectory, accountNumber: string, bankCode: string, expectedName: string, whose: string) =>
+  Effect.gen(function* () {
+    const unverified = (why: string) =>
+      new BadRequest({ code: "payout_account_unverified", message: `The payout account could not be verified: ${why}. Nothing was saved.` })
+    const recipient = yield* directory.lookup(accountNumber, bankCode).pipe(
+      Effect.catchTags({
+        BadRequest: (e) => Effect.fail(unverified(e.message.replace(/\.$/, ""))),
+        NotFound: (e) => Effect.fail(unverified(e.message.replace(/\.$/, "")))
+      })
+    )
+    if (!namesMatch(expectedName, recipient.accountName)) {
+      return yield* unverified(`the bank names account ${accountNumber} "${recipient.accountName}", which does not match ${whose} ${JSON.stringify(expectedName)}`)
+    }
+    return recipient
+  })
+
+/**
+ * Sub-merchants: internal records a tenant routes collections to (never created at the provider). A virtual account
+ * naming one is settled to the sub-merchant's verified payout account, less the platform fee the tenant keeps.
+ */
+export class SubMerchants extends Effect.Service<SubMerchants>()("services/settlement/SubMerchants", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const directory = yield* BankDirectory
+    const tenants = yield* Tenants
+
+    const select = sql`SELECT id, mode, reference, name, payout_bank_name, payout_bank_code, payout_account_number, payout_account_name,
+      payout_verified_at, platform_fee_bps, created_at FROM sub_merchants`
+
+    const find = (scope: Scope, id: string) =>
+      sql<SubMerchantRow>`${select} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND id = ${id}`.pipe(
+        Effect.map((r) => r[0]),
+        Effect.orDie
+      )
+
+    const findByReference = (scope: Scope, reference: string) =>
+      sql<SubMerchantRow>`${select} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = ${reference}`.pipe(
+        Effect.map((r) => r[0]),
+        Effect.orDie
+      )
+
+    const findOrFail = (scope: Scope, id: string) =>
+      Effect.flatMap(find(scope, id), (r) => (r ? Effect.succeed(r) : Effect.fail(notFoundSubMerchant(id))))
+
+    const list = Effect.fn("SubMerchants.list")(function* (scope: Scope, page: PageRequest) {
+      const after = yield* cursorId(page, "id", (id) =>
+        sql<{ id: string }>`SELECT id FROM sub_merchants WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND id = ${id}`)
+      const limit = limitOf(page)
+      const rows = yield* sql<SubMerchantRow>`${select} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}
+        ${after === undefined ? sql`` : sql`AND (created_at, id) < (SELECT created_at, id FROM sub_merchants WHERE id = ${after})`}
+        ORDER BY created_at DESC, id DESC LIMIT ${limit}`.pipe(Effect.orDie)
+      return pageOf(rows.map(toSubMerchant), limit - 1)
+    })
+
+    /** A new sub-merchant; its reference is unique per tenant and mode, and a repeat is always 409. */
+    const create = Effect.fn("SubMerchants.create")(function* (scope: Scope, input: { readonly name: string; readonly reference: string }, actor: string) {
+      const id = newId("sm")
+      const inserted = yield* sql<{ id: string }>`INSERT INTO sub_merchants (id, tenant_id, mode, reference, name, created_by)
+        VALUES (${id}, ${scope.tenantId}, ${scope.mode}, ${input.reference}, ${input.name}, ${actor})
+        ON CONFLICT (tenant_id, mode, reference) DO NOTHING RETURNING id`.pipe(Effect.orDie)
+      if (inserted.length === 0) {
+        return yield* new Conflict({ code: "duplicate_reference", message: `A sub-merchant with reference ${JSON.stringify(input.reference)} already exists in this tenant and mode.` })
+      }
+      const row = (yield* find(scope, id))!
+      yield* tenants.audit({ tenantId: scope.tenantId, mode: scope.mode, actor, action: "sub_merchant.created", subject: id, details: toSubMerchant(row) })
+      return toSubMerchant(row)
+    })
+
+    /**
+     * Sets the payout account (verified: NUBAN check, name enquiry, the name matched against the sub-merchant's name)
+     * and the platform fee (left out: unchanged). The bank's name is the bank code's, whatever `bankName` says.
+     */
+    const setPayout = Effect.fn("SubMerchants.setPayout")(function* (
+      scope: Scope,
+      id: string,
+      input: { readonly bankCode: string; readonly accountNumber: string; readonly platformFeeBps?: number | undefined },
+      actor: string
+    ) {
+      const current = yield* findOrFail(scope, id)
+      const recipient = yield* verifyPayoutAccount(directory, input.accountNumber, input.bankCode, current.name, "the sub-merchant's name")
+      yield* sql`UPDATE sub_merchants SET payout_bank_name = ${recipient.bankName}, payout_bank_code = ${recipient.bankCode},
+          payout_account_number = ${recipient.accountNumber}, payout_account_name = ${recipient.accountName}, payout_verified_at = now(),
+          platform_fee_bps = ${input.platformFeeBps ?? current.platformFeeBps}, updated_at = now()
+        WHERE id = ${id}`.pipe(Effect.orDie)
+      const row = (yield* find(scope, id))!
+      yield* tenants.audit({ tenantId: scope.tenantId, mode: scope.mode, actor, action: "sub_merchant.payout_set", subject: id, details: toSubMerchant(row) })
+      return toSubMerchant(row)
+    })
+
+    /**
+     * The balance, each figure from the ledger: collected = what settlements routed to `sub_merchant:<id>` (the
+     * allocation journals `stl:set_*`), pending = that account's balance, settled = collected - pending (in transit:
+     * the part still unconfirmed); unswept = the free money of its virtual accounts.
+     */
+    const balance = Effect.fn("SubMerchants.balance")(function* (scope: Scope, id: string) {
+      const row = yield* findOrFail(scope, id)
+      const account = LedgerAccount.subMerchant(id)
+      const [f] = yield* sql<{ collected: number; pending: number; inTransit: number; unswept: number }>`
+        SELECT
+          (SELECT -COALESCE(sum(amount_kobo), 0) FROM ledger_entries WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}
+            AND account = ${account} AND journal_id LIKE 'stl:set\\_%')::bigint AS collected,
+          (SELECT -COALESCE(sum(amount_kobo), 0) FROM ledger_entries WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}
+            AND account = ${account})::bigint AS pending,
+          (SELECT COALESCE(sum(amount_kobo), 0) FROM transfers WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}
+            AND ledger_source = ${account} AND status IN ('Pending', 'Processing'))::bigint AS in_transit,
+          (SELECT -COALESCE(sum(e.amount_kobo), 0) FROM virtual_accounts va JOIN ledger_entries e ON e.tenant_id = va.tenant_id
+            AND e.mode = va.mode AND e.account = 'customer_funds:' || va.id
+            WHERE va.tenant_id = ${scope.tenantId} AND va.mode = ${scope.mode} AND va.sub_merchant_ref = ${row.reference})::bigint AS unswept`.pipe(Effect.orDie)
+      return {
+        id, reference: row.reference, collectedKobo: f!.collected, settledKobo: f!.collected - f!.pending, pendingKobo: f!.pending,
+        inTransitKobo: f!.inTransit, unsweptKobo: f!.unswept, mode: scope.mode
+      }
+    })
+
+    return { list, create, setPayout, balance, find, findByReference } as const
+  })
+}) {}
