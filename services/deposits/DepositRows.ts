@@ -1,3 +1,4 @@
+import { LedgerAccount } from "../../src/domain/Ledger.js"
 import type { Column } from "../../src/db/InsertFromJson.js"
 import type { DepositOutcome } from "../../src/domain/DepositDecision.js"
 import { normalisePayerName } from "../../src/domain/Reconciliation.js"
@@ -88,5 +89,12 @@ export const depositEvents = (
   const data = { transaction: toTransaction(transaction), account: accountAfter ? toVirtualAccount(accountAfter) : null, risk: outcome.risk }
   const subjectKey = account?.accountRef ?? inbox.accountNumber
   const event = (type: string): StagedEvent => ({ tenantId: inbox.tenantId, mode: inbox.mode, type, subjectKey, data })
-  return outcome.status === "PendingReview" ? [event("deposit.reconciled"), event("transaction.review_required")] : [event("deposit.reconciled")]
+  const events = outcome.status === "PendingReview" ? [event("deposit.reconciled"), event("transaction.review_required")] : [event("deposit.reconciled")]
+  // A reversal that came after the money had left (settled, paid out, refunded, held): the part no longer here is owed
+  // by the tenant (tenant_receivable); payouts and settlements wait until collections cover it again.
+  const receivableKobo = outcome.legs.find((l) => l.account === LedgerAccount.tenantReceivable)?.amountKobo ?? 0
+  if (receivableKobo > 0) {
+    events.push({ tenantId: inbox.tenantId, mode: inbox.mode, type: "reversal.receivable", subjectKey, data: { ...data, receivableKobo } })
+  }
+  return events
 }

@@ -121,7 +121,10 @@ export const waitForInboxDrained = Effect.gen(function* () {
  *    and mode; `escrow:<va>` and `sub_merchant:<id>` their own natural balance; an account with entries and no row is 0;
  * 5. money out: payouts_in_transit and refunds_in_transit hold exactly the transfers still Pending or Processing,
  *    payouts_drawn the payouts not failed or reversed; each day's payout counter is the sum of that day's payouts not
- *    failed, never over its cap; an account's escrow is the sum of its active holds (for accounts with holds).
+ *    failed, never over its cap; an account's escrow is the sum of its active holds (for accounts with holds);
+ *    settlements_in_transit holds exactly the settlement legs' transfers still Pending or Processing;
+ * 6. settlement: a settlement's legs sum to its net; sub_merchant:<id>, fees:platform and settlement_pending hold
+ *    exactly the legs whose latest transfer failed or was reversed (waiting for a retry).
  * Returns how many virtual accounts it checked.
  */
 export const assertLedgerInvariant = Effect.gen(function* () {
@@ -180,19 +183,19 @@ export const assertLedgerInvariant = Effect.gen(function* () {
   // 5. Money out: what each transfer state says is where the ledger has it.
   const inTransit = yield* sql<{ tenantId: string; mode: string; account: string; ledger: number; transfers: number }>`
     WITH t AS (
-      SELECT tenant_id, mode, CASE WHEN source = 'refund' THEN 'refunds_in_transit' WHEN source = 'settlement' THEN 'settlement' ELSE 'payouts_in_transit' END AS account,
+      SELECT tenant_id, mode, CASE WHEN source = 'refund' THEN 'refunds_in_transit' WHEN source = 'settlement' THEN 'settlements_in_transit' ELSE 'payouts_in_transit' END AS account,
         sum(amount_kobo) FILTER (WHERE status IN ('Pending', 'Processing')) AS open,
         sum(amount_kobo) FILTER (WHERE status IN ('Pending', 'Processing', 'Successful')) AS drawn
       FROM transfers GROUP BY 1, 2, 3
     ), l AS (
       SELECT tenant_id, mode, account, sum(amount_kobo) AS sum FROM ledger_entries
-      WHERE account IN ('payouts_in_transit', 'refunds_in_transit', 'payouts_drawn') GROUP BY 1, 2, 3
+      WHERE account IN ('payouts_in_transit', 'refunds_in_transit', 'settlements_in_transit', 'payouts_drawn') GROUP BY 1, 2, 3
     )
     SELECT COALESCE(t.tenant_id, l.tenant_id) AS tenant_id, COALESCE(t.mode, l.mode) AS mode, COALESCE(t.account, l.account) AS account,
       COALESCE(CASE WHEN COALESCE(t.account, l.account) = 'payouts_drawn' THEN l.sum ELSE -l.sum END, 0)::bigint AS ledger,
       COALESCE(t.open, 0)::bigint AS transfers
     FROM t FULL JOIN l ON l.tenant_id = t.tenant_id AND l.mode = t.mode AND l.account = t.account
-    WHERE COALESCE(t.account, l.account) IN ('payouts_in_transit', 'refunds_in_transit')
+    WHERE COALESCE(t.account, l.account) IN ('payouts_in_transit', 'refunds_in_transit', 'settlements_in_transit')
     UNION ALL
     SELECT l.tenant_id, l.mode, 'payouts_drawn', l.sum::bigint, COALESCE((SELECT sum(amount_kobo) FROM transfers x WHERE x.tenant_id = l.tenant_id AND x.mode = l.mode
         AND x.source IN ('api', 'dashboard') AND x.status IN ('Pending', 'Processing', 'Successful')), 0)::bigint
@@ -213,5 +216,27 @@ export const assertLedgerInvariant = Effect.gen(function* () {
     HAVING COALESCE(sum(h.held_kobo) FILTER (WHERE h.status = 'Held'), 0) <> COALESCE((SELECT -sum(e.amount_kobo) FROM ledger_entries e
       WHERE e.tenant_id = h.tenant_id AND e.mode = h.mode AND e.account = 'escrow:' || h.virtual_account_id), 0)`
   if (holdsOff.length > 0) return yield* fail("escrow disagrees with the account's active holds", holdsOff)
+
+  // 6. Settlement: each settlement's legs sum to its net; a leg's money is in its source (sub_merchant:<id>,
+  //    fees:platform, settlement_pending) exactly while its latest transfer has failed or been reversed.
+  const netOff = yield* sql<{ id: string; net: number; legs: number }>`
+    SELECT s.id, s.net_kobo AS net, COALESCE(sum(l.amount_kobo), 0)::bigint AS legs FROM settlements s
+    LEFT JOIN settlement_legs l ON l.settlement_id = s.id GROUP BY s.id, s.net_kobo, s.status
+    HAVING s.status <> 'Skipped' AND COALESCE(sum(l.amount_kobo), 0) <> s.net_kobo`
+  if (netOff.length > 0) return yield* fail("a settlement's legs do not sum to its net", netOff)
+  const sourcesOff = yield* sql<{ tenantId: string; mode: string; account: string; ledger: number; legs: number }>`
+    WITH l AS (
+      SELECT tenant_id, mode, account, -sum(amount_kobo) AS sum FROM ledger_entries
+      WHERE account LIKE 'sub\_merchant:%' OR account IN ('fees:platform', 'settlement_pending') GROUP BY 1, 2, 3
+    ), w AS (
+      SELECT g.tenant_id, g.mode, g.source_account AS account, sum(g.amount_kobo) AS sum FROM settlement_legs g
+      JOIN transfers t ON t.tenant_id = g.tenant_id AND t.mode = g.mode AND t.merchant_tx_ref = g.transfer_ref
+      WHERE t.status IN ('Failed', 'Reversed') GROUP BY 1, 2, 3
+    )
+    SELECT COALESCE(l.tenant_id, w.tenant_id) AS tenant_id, COALESCE(l.mode, w.mode) AS mode, COALESCE(l.account, w.account) AS account,
+      COALESCE(l.sum, 0)::bigint AS ledger, COALESCE(w.sum, 0)::bigint AS legs
+    FROM l FULL JOIN w ON w.tenant_id = l.tenant_id AND w.mode = l.mode AND w.account = l.account
+    WHERE COALESCE(l.sum, 0) <> COALESCE(w.sum, 0)`
+  if (sourcesOff.length > 0) return yield* fail("a settlement source account disagrees with its failed legs", sourcesOff)
   return figures.length
 })

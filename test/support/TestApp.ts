@@ -15,6 +15,13 @@ import { NatsLive } from "../../streams/Nats.js"
 import { tempDir } from "./Processes.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "./TestDatabase.js"
 import { MoneyOutSettings, type MoneyOutSettingsShape } from "../../services/transfers/Settings.js"
+import { SettlementRunSettings, type SettlementRunSettingsShape } from "../../services/settlement/Settlements.js"
+
+/**
+ * Settlement in tests: no auto-settle worker of the app's own (a test that needs one runs `autoSettleLoop` on its
+ * TestClock, or calls POST /settlements/run); runs as in production otherwise.
+ */
+export const TEST_SETTLEMENT: SettlementRunSettingsShape = { intervalMs: 60_000, worker: false, concurrency: 4, maxAccountsPerRun: 50_000, runLeaseMs: 600_000 }
 
 /**
  * Money-out timings for tests: a claim's lease and the status checks short, the completer and the sandbox bank's
@@ -103,6 +110,8 @@ export const makeTestApp = <E = never, R = never>(
     moneyOut?: Partial<MoneyOutSettingsShape>
     /** Rules-and-flows consumer timings over TEST_AUTOMATION. */
     automation?: Partial<AutomationSettingsShape>
+    /** Settlement runs over TEST_SETTLEMENT. */
+    settlement?: Partial<SettlementRunSettingsShape>
   } = {}
 ) => {
   const config = testConfig(options.config)
@@ -115,6 +124,7 @@ export const makeTestApp = <E = never, R = never>(
     Layer.provideMerge(JetStreamCleanupLive(config)),
     Layer.provideMerge(Layer.succeed(MoneyOutSettings, { ...TEST_MONEY_OUT, ...options.moneyOut })),
     Layer.provideMerge(Layer.succeed(AutomationSettings, { ...TEST_AUTOMATION, ...options.automation })),
+    Layer.provideMerge(Layer.succeed(SettlementRunSettings, { ...TEST_SETTLEMENT, ...options.settlement })),
     Layer.provide(Logger.minimumLogLevel(config.logLevel))
   )
 }
