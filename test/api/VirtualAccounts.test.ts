@@ -22,6 +22,10 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000 })("virtual accounts", 
   it.effect("create answers 201 with a valid NUBAN and the reconciliation state; fetch returns the running figures", () =>
     Effect.gen(function* () {
       const { token } = yield* testTenant
+      // A subMerchantRef must name a sub-merchant of the tenant and mode.
+      const unknown = { accountRef: "cust-000", name: "John Adeyemi", subMerchantRef: "sm-lekki" }
+      expectProblem(yield* call("POST", VA, { token, json: unknown }), 400, "unknown_sub_merchant")
+      expectStatus(yield* call("POST", "/api/v1/sub-merchants", { token, json: { name: "Lekki Branch", reference: "sm-lekki" } }), 201)
       const created = yield* call("POST", VA, {
         token,
         json: {
@@ -77,6 +81,9 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000 })("virtual accounts", 
   it.effect("list: the tenant's accounts newest first, with take and subMerchantRef filters", () =>
     Effect.gen(function* () {
       const { token } = yield* testTenant
+      for (const reference of ["sm-a", "sm-b"]) {
+        expectStatus(yield* call("POST", "/api/v1/sub-merchants", { token, json: { name: `Branch ${reference}`, reference } }), 201)
+      }
       for (const [ref, sm] of [["l-1", "sm-a"], ["l-2", undefined], ["l-3", "sm-a"], ["l-4", "sm-b"]] as const) {
         expectStatus(yield* call("POST", VA, { token, json: { accountRef: ref, name: `Customer ${ref}`, ...(sm ? { subMerchantRef: sm } : {}) } }), 201)
       }
