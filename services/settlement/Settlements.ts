@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Data, Effect, Ref } from "effect"
+import { Context, Data, Duration, Effect, Ref } from "effect"
 import * as crypto from "node:crypto"
 import { BadRequest, Conflict } from "../../src/contract/Problems.js"
 import { pageOf } from "../../src/contract/Schemas.js"
@@ -32,7 +32,7 @@ export interface SettlementRunSettingsShape {
   readonly concurrency: number
   /** The most accounts one run settles; the rest wait for the next run. */
   readonly maxAccountsPerRun: number
-  /** How long a run holds its tenant (renewed as it goes); a crashed run's tenant is free again after it. */
+  /** How long a run holds its tenant (renewed every third of it while the run lives); a crashed run's tenant is free again after it. */
   readonly runLeaseMs: number
 }
 
@@ -50,7 +50,7 @@ export class SettlementRunSettings extends Context.Reference<SettlementRunSettin
     worker: true,
     concurrency: fromEnv("SETTLEMENT_CONCURRENCY", 8),
     maxAccountsPerRun: fromEnv("SETTLEMENT_MAX_ACCOUNTS_PER_RUN", 50_000),
-    runLeaseMs: 600_000
+    runLeaseMs: fromEnv("SETTLEMENT_RUN_LEASE_MS", 60_000)
   })
 }) {}
 
@@ -320,6 +320,12 @@ export class Settlements extends Effect.Service<Settlements>()("services/settlem
         return yield* new Conflict({ code: "settlement_in_progress", message: "A settlement run for this tenant and mode is under way; ask again when it is done." })
       }
       return yield* Effect.gen(function* () {
+        // The lease's heartbeat: renewed while this run lives, so only a run that died lets it run out.
+        yield* renewLease(scope, settings.runLeaseMs).pipe(
+          Effect.delay(Duration.millis(Math.max(1, Math.floor(settings.runLeaseMs / 3)))),
+          Effect.forever,
+          Effect.forkScoped
+        )
         const planSubMerchants = new Map<string, SubMerchantRow>()
         for (const leg of c.splits) {
           if (leg.subMerchantRef === null) continue
@@ -332,13 +338,11 @@ export class Settlements extends Effect.Service<Settlements>()("services/settlem
         const budget = yield* Ref.make(spendableKobo(available, yield* ledger.balance(scope, LedgerAccount.tenantReceivable)))
         const todo = yield* candidates(scope, c.minPayoutKobo, settings.maxAccountsPerRun)
         const outcomes: Array<Outcome> = []
-        let done = 0
         yield* Effect.forEach(todo, (cand) =>
           Effect.gen(function* () {
             const outcome = yield* claimAccount(scope, run, cand.id, budget)
             if (outcome.kind === "settled") yield* sendAll(scope, outcome.transfers)
             outcomes.push(outcome)
-            if (++done % 500 === 0) yield* renewLease(scope, settings.runLeaseMs)
           }).pipe(Effect.catchAllCause((cause) => Effect.logError(`settlement of account ${cand.id} failed; it is tried again next run`, cause))),
           { concurrency: settings.concurrency, discard: true })
         const settled = outcomes.flatMap((o) => (o.kind === "settled" ? [o] : []))
@@ -355,7 +359,7 @@ export class Settlements extends Effect.Service<Settlements>()("services/settlem
           yield* Effect.logInfo(`settlement run (${manual ? "manual" : "auto"}) for ${scope.tenantId}/${scope.mode}: ${summary.settlementIds.length} settled (${summary.legsSent} legs), ${summary.skippedIds.length} skipped, ${summary.heldBack} held back, ${summary.short} short of balance, ${summary.retriedLegs} legs retried`)
         }
         return summary
-      }).pipe(Effect.ensuring(releaseLease(scope)))
+      }).pipe(Effect.scoped, Effect.ensuring(releaseLease(scope)))
     })
 
     /** The auto-settle pass: every tenant and mode with autoSettle and a settlement account, one after another. */

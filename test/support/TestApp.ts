@@ -21,7 +21,7 @@ import { SettlementRunSettings, type SettlementRunSettingsShape } from "../../se
  * Settlement in tests: no auto-settle worker of the app's own (a test that needs one runs `autoSettleLoop` on its
  * TestClock, or calls POST /settlements/run); runs as in production otherwise.
  */
-export const TEST_SETTLEMENT: SettlementRunSettingsShape = { intervalMs: 60_000, worker: false, concurrency: 4, maxAccountsPerRun: 50_000, runLeaseMs: 600_000 }
+export const TEST_SETTLEMENT: SettlementRunSettingsShape = { intervalMs: 60_000, worker: false, concurrency: 4, maxAccountsPerRun: 50_000, runLeaseMs: 60_000 }
 
 /**
  * Money-out timings for tests: a claim's lease and the status checks short, the completer and the sandbox bank's
