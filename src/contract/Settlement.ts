@@ -82,9 +82,16 @@ export const SettlementSettings = Schema.Struct({
 }).annotations({ identifier: "SettlementSettings" })
 export type SettlementSettings = typeof SettlementSettings.Type
 
+// A leg's bps range and the number of legs are rules of the plan (planProblems), not of the shape: breaking one is
+// 400 invalid_split_plan with every problem of the plan listed, like the other plan rules.
 export const SplitLegRequest = Body({
   subMerchantRef: Schema.optional(Schema.NullOr(Reference("subMerchantRef", 64))),
-  bps: Schema.optional(Bps("bps", 1)),
+  bps: Schema.optional(
+    Schema.Int.annotations({
+      message: () => `bps must be an integer from 1 to ${BPS_WHOLE} (100 bps = 1%)`,
+      description: `A share of the net in basis points, 1 to ${BPS_WHOLE} (100 bps = 1%); out of range: 400 invalid_split_plan.`
+    })
+  ),
   flatKobo: Schema.optional(PositiveKobo),
   priority: Schema.Int.annotations({ message: () => `priority must be an integer from 0 to ${SPLIT_PRIORITY_MAX} (lower is paid first)` }).pipe(
     Schema.between(0, SPLIT_PRIORITY_MAX, { message: () => `priority must be an integer from 0 to ${SPLIT_PRIORITY_MAX} (lower is paid first)` })
@@ -92,7 +99,7 @@ export const SplitLegRequest = Body({
 }).annotations({ identifier: "SplitLegRequest" })
 
 export const PutSplits = Body({
-  splits: Schema.Array(SplitLegRequest).pipe(Schema.maxItems(MAX_SPLIT_LEGS, { message: () => `splits may hold at most ${MAX_SPLIT_LEGS} legs` }))
+  splits: Schema.Array(SplitLegRequest).annotations({ description: `At most ${MAX_SPLIT_LEGS} legs (more: 400 invalid_split_plan); empty clears the plan.` })
 }).annotations({ identifier: "PutSplits" })
 
 export const SplitLeg = Schema.Struct({

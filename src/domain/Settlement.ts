@@ -75,6 +75,9 @@ export const planProblems = (plan: ReadonlyArray<SplitLeg>): ReadonlyArray<{ rea
     if ((leg.bps === null) === (leg.flatKobo === null)) {
       problems.push({ path: `splits.${i}`, message: "a leg has exactly one of bps (1 to 10000) and flatKobo (at least 1)" })
     }
+    if (leg.bps !== null && (leg.bps < 1 || leg.bps > BPS_WHOLE)) {
+      problems.push({ path: `splits.${i}.bps`, message: `bps is ${leg.bps}; a percentage leg takes 1 to ${BPS_WHOLE} bps (100 bps = 1%)` })
+    }
   })
   const bpsTotal = plan.reduce((s, l) => s + (l.bps ?? 0), 0)
   if (bpsTotal > BPS_WHOLE) problems.push({ path: "splits", message: `the percentage legs sum to ${bpsTotal} bps; at most ${BPS_WHOLE} (100%)` })
