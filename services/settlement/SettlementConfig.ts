@@ -111,7 +111,7 @@ export class SettlementConfig extends Effect.Service<SettlementConfig>()("servic
     /** Replaces the plan; an empty array clears it (a single sweep to the settlement account). */
     const putSplits = Effect.fn("SettlementConfig.putSplits")(function* (
       scope: Scope,
-      legs: ReadonlyArray<{ readonly subMerchantRef?: string | null | undefined; readonly bps?: number | undefined; readonly flatKobo?: number | undefined; readonly priority: number }>,
+      legs: ReadonlyArray<{ readonly subMerchantRef?: string | null | undefined; readonly bps?: number | null | undefined; readonly flatKobo?: number | null | undefined; readonly priority: number }>,
       actor: string
     ) {
       const plan: ReadonlyArray<SplitLeg> = legs.map((l) => ({

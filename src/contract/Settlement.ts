@@ -86,13 +86,14 @@ export type SettlementSettings = typeof SettlementSettings.Type
 // 400 invalid_split_plan with every problem of the plan listed, like the other plan rules.
 export const SplitLegRequest = Body({
   subMerchantRef: Schema.optional(Schema.NullOr(Reference("subMerchantRef", 64))),
-  bps: Schema.optional(
+  // null is the same as left out, so the plan GET answers can be sent back as it is.
+  bps: Schema.optional(Schema.NullOr(
     Schema.Int.annotations({
       message: () => `bps must be an integer from 1 to ${BPS_WHOLE} (100 bps = 1%)`,
       description: `A share of the net in basis points, 1 to ${BPS_WHOLE} (100 bps = 1%); out of range: 400 invalid_split_plan.`
     })
-  ),
-  flatKobo: Schema.optional(PositiveKobo),
+  )),
+  flatKobo: Schema.optional(Schema.NullOr(PositiveKobo)),
   priority: Schema.Int.annotations({ message: () => `priority must be an integer from 0 to ${SPLIT_PRIORITY_MAX} (lower is paid first)` }).pipe(
     Schema.between(0, SPLIT_PRIORITY_MAX, { message: () => `priority must be an integer from 0 to ${SPLIT_PRIORITY_MAX} (lower is paid first)` })
   )

@@ -228,7 +228,9 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000 })("the machine-readabl
         node = resolve(node)
         if (node === null || typeof node !== "object") return
         for (const [name, prop] of Object.entries(node.properties ?? {})) {
-          if (/Kobo$/.test(name)) koboFields.push([`${where}.${name}`, resolve(prop)])
+          // A kobo field that may also be null (`anyOf` with null) is documented as an integer in its other branch.
+          const p = resolve(prop)
+          if (/Kobo$/.test(name)) koboFields.push([`${where}.${name}`, p?.anyOf ? resolve(p.anyOf.find((b: any) => b.type !== "null")) : p])
           walk(prop, `${where}.${name}`)
         }
         if (node.items) walk(node.items, `${where}[]`)

@@ -163,7 +163,10 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("settlemen
         ],
         updatedAt: expect.any(String), mode: "test"
       })
-      expect((yield* call("GET", SPLITS, { token: t.token })).body).toEqual(put.body)
+      const got = yield* call("GET", SPLITS, { token: t.token })
+      expect(got.body).toEqual(put.body)
+      // What GET answers can be sent back as it is (null is the same as left out).
+      expect((yield* putSplits(t.token, got.body.splits)).body.splits).toEqual(put.body.splits)
       // Percentages may sum to exactly 10000.
       expectStatus(yield* putSplits(t.token, [{ subMerchantRef: "sm-a", bps: 7_500, priority: 0 }, { bps: 2_500, priority: 1 }]), 200)
       // Empty clears.
