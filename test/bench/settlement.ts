@@ -23,7 +23,7 @@
  *     reference, `calls` = 1 on every row), and `assertLedgerInvariant` (test/support/Pipeline.ts);
  *  5. prints progress lines, then ONE JSON line: accounts, settlements, legs, runSeconds, accountsPerSecond (accounts
  *     settled / runSeconds), paidSeconds (run start -> last settlement Paid), allPaidAfterRunSeconds (run end -> all
- *     Paid), providerCalls, rssMb (this process: the service and the bench's bookkeeping; peak sampled during the
+ *     Paid; both null when not all were Paid within --paid-timeout-seconds), providerCalls, rssMb (this process: the service and the bench's bookkeeping; peak sampled during the
  *     run and the wait, and VmHWM over the whole bench, seeding included), cpuSeconds (this process during the run),
  *     seedSeconds, checksPassed. Exit code 1 when a check fails.
  * Everything it made (database, streams, temp files) is removed at the end, also on failure or Ctrl-C.
