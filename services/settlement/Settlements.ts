@@ -128,16 +128,27 @@ export class Settlements extends Effect.Service<Settlements>()("services/settlem
         Effect.orDie
       )
 
-    /** Accounts that may be swept and hold at least the minimum of free money, oldest first. */
-    const candidates = (scope: Scope, minPayoutKobo: number, limit: number) =>
-      sql<Candidate>`
-        SELECT va.id, f.free_kobo FROM virtual_accounts va
+    /** The accounts that may be swept (fully paid, overpaid or open) and have free money (`f.free_kobo`). */
+    const sweepableWithFreeMoney = (scope: Scope) =>
+      sql`FROM virtual_accounts va
         CROSS JOIN LATERAL (SELECT -COALESCE(sum(e.amount_kobo), 0)::bigint AS free_kobo FROM ledger_entries e
           WHERE e.tenant_id = va.tenant_id AND e.mode = va.mode AND e.account = 'customer_funds:' || va.id) f
         WHERE va.tenant_id = ${scope.tenantId} AND va.mode = ${scope.mode}
-          AND (va.expected_amount_kobo IS NULL OR va.amount_paid_kobo >= va.expected_amount_kobo)
-          AND f.free_kobo > 0 AND f.free_kobo >= ${minPayoutKobo}
+          AND (va.expected_amount_kobo IS NULL OR va.amount_paid_kobo >= va.expected_amount_kobo) AND f.free_kobo > 0`
+
+    /** Accounts that may be swept and hold at least the minimum of free money, oldest first. */
+    const candidates = (scope: Scope, minPayoutKobo: number, limit: number) =>
+      sql<Candidate>`SELECT va.id, f.free_kobo ${sweepableWithFreeMoney(scope)} AND f.free_kobo >= ${minPayoutKobo}
         ORDER BY va.created_at, va.id LIMIT ${limit}`.pipe(Effect.orDie)
+
+    /** How many sweepable accounts hold some free money, but less than the minimum: held back. */
+    const heldBackCount = (scope: Scope, minPayoutKobo: number) =>
+      minPayoutKobo <= 1
+        ? Effect.succeed(0)
+        : sql<{ n: number }>`SELECT count(*)::int AS n ${sweepableWithFreeMoney(scope)} AND f.free_kobo < ${minPayoutKobo}`.pipe(
+          Effect.map((r) => r[0]!.n),
+          Effect.orDie
+        )
 
     const fingerprint = (ref: string) => crypto.createHash("sha256").update(ref).digest("hex")
 
@@ -350,7 +361,7 @@ export class Settlements extends Effect.Service<Settlements>()("services/settlem
           tenantId: scope.tenantId, mode: scope.mode,
           settlementIds: settled.map((o) => o.id),
           skippedIds: outcomes.flatMap((o) => (o.kind === "skipped" && o.id !== null ? [o.id] : [])),
-          heldBack: outcomes.filter((o) => o.kind === "held-back").length,
+          heldBack: outcomes.filter((o) => o.kind === "held-back").length + (yield* heldBackCount(scope, c.minPayoutKobo)),
           short: outcomes.filter((o) => o.kind === "short").length,
           retriedLegs,
           legsSent: settled.reduce((s, o) => s + o.transfers.length, 0)
