@@ -4,6 +4,7 @@ import * as crypto from "node:crypto"
 import { BadRequest, Conflict } from "../../src/contract/Problems.js"
 import { pageOf } from "../../src/contract/Schemas.js"
 import { newId } from "../../src/domain/Ids.js"
+import { integerFromEnv } from "../../src/EnvInteger.js"
 import { LedgerAccount, type Leg } from "../../src/domain/Ledger.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { MoneyJournal, settlementClaimLegs, spendableKobo } from "../../src/domain/MoneyOut.js"
@@ -36,12 +37,7 @@ export interface SettlementRunSettingsShape {
   readonly runLeaseMs: number
 }
 
-const fromEnv = (name: string, fallback: number) => {
-  const raw = process.env[name]
-  const n = raw === undefined || raw.trim() === "" ? fallback : Number(raw)
-  if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`)
-  return n
-}
+const fromEnv = (name: string, fallback: number) => integerFromEnv(name, fallback, 1)
 
 /** How settlement runs: the worker's interval (SETTLEMENT_INTERVAL_MS, default a minute) and a run's bounds. */
 export class SettlementRunSettings extends Context.Reference<SettlementRunSettings>()("services/settlement/SettlementRunSettings", {

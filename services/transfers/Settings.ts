@@ -1,4 +1,5 @@
 import { Context, Duration, Effect } from "effect"
+import { integerFromEnv } from "../../src/EnvInteger.js"
 import { ProviderError } from "../provider/BankProvider.js"
 
 export interface MoneyOutSettingsShape {
@@ -21,12 +22,7 @@ export interface MoneyOutSettingsShape {
   readonly sandboxReportIntervalMs: number
 }
 
-const fromEnv = (name: string, fallback: number) => {
-  const raw = process.env[name]
-  const n = raw === undefined || raw.trim() === "" ? fallback : Number(raw)
-  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer of milliseconds, got ${JSON.stringify(raw)}`)
-  return n
-}
+const fromEnv = (name: string, fallback: number) => integerFromEnv(name, fallback, 0, "milliseconds")
 
 /**
  * The timings of money out. Defaults suit production; the environment variables exist for operators and the crash

@@ -61,6 +61,7 @@ import { REPO_ROOT, removeTempDirs, tempDir } from "../support/Processes.js"
 import { call, testConfig } from "../support/TestApp.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
 import type { SenderPlan, SenderResults } from "./sender.js"
+import { customer } from "./customers.js"
 
 interface Options {
   readonly accounts: number
@@ -123,28 +124,6 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     explain: flags.has("explain"),
     trace: flags.has("trace")
   }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Customers (as the deposit bench's: the payer's name matches the account's, so no deposit is held for review)
-
-const FIRST_NAMES = [
-  "John", "Chinedu", "Ngozi", "Aisha", "Emeka", "Funmilayo", "Ibrahim", "Yetunde", "Obinna", "Zainab", "Tunde", "Chioma",
-  "Musa", "Kemi", "Ifeanyi", "Halima", "Segun", "Adaeze", "Bola", "Uche", "Fatima", "Femi", "Nkechi", "Sani", "Bisi",
-  "Kelechi", "Hauwa", "Dapo", "Amaka", "Yusuf", "Lola", "Ikenna"
-]
-const LAST_NAMES = [
-  "Adeyemi", "Okafor", "Eze", "Bello", "Nwosu", "Adebayo", "Musa", "Ogunleye", "Uche", "Abubakar", "Okonkwo", "Balogun",
-  "Danjuma", "Obi", "Afolabi", "Suleiman", "Nnamdi", "Olawale", "Ibekwe", "Lawal", "Chukwu", "Oyelaran", "Garba",
-  "Onyekachi", "Fashola", "Aliyu", "Ezeh", "Ogundipe", "Yakubu", "Anozie", "Salami", "Odukoya"
-]
-
-const customer = (i: number) => {
-  const first = FIRST_NAMES[i % FIRST_NAMES.length]!
-  const last = LAST_NAMES[Math.floor(i / FIRST_NAMES.length) % LAST_NAMES.length]!
-  const round = Math.floor(i / (FIRST_NAMES.length * LAST_NAMES.length))
-  const middle = round === 0 ? "" : ` ${String.fromCharCode(65 + ((round - 1) % 26))}`
-  return { name: `${first}${middle} ${last}`, payerName: `${last.toUpperCase()} ${first.toUpperCase()}${middle}`, payerAccount: String(2_000_000_000 + i) }
 }
 
 /** The sandbox directory's rows the bench pays out to (DESIGN.md; test/money/support.ts's DIRECTORY). */

@@ -1,10 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import * as crypto from "node:crypto"
-import { expectProblem, expectStatus, inviteAndLogin, login } from "../support/ApiHelpers.js"
+import { dashboardUser, expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { call, makeTestApp } from "../support/TestApp.js"
-import { assertLedgerInvariant, DIRECTORY, fund, type MoneyTenant, testTenant, waitForTransfer } from "../money/support.js"
+import { assertLedgerInvariant, DIRECTORY, fund, testTenant, waitForTransfer } from "../money/support.js"
 
 // The settlement settings over real HTTP (interface "Settlement settings", DESIGN.md "Money movement"):
 // GET/PUT /settings/settlement (the account verified by name enquiry and the name matcher, fields merged, integer
@@ -19,15 +18,6 @@ const NGOZI = { settlementAccountNumber: DIRECTORY.ngozi.accountNumber, settleme
 
 const putSettlement = (token: string, json: Record<string, unknown>) => call("PUT", SETTLEMENT, { token, json })
 const putSplits = (token: string, splits: unknown) => call("PUT", SPLITS, { token, json: { splits } })
-
-/** A dashboard user of the role, signed in to test mode as well as live. */
-const dashboardUser = (t: MoneyTenant, role: "Admin" | "Member") =>
-  Effect.gen(function* () {
-    const invited = yield* inviteAndLogin(t.ownerToken, role, crypto.randomBytes(4).toString("hex"))
-    const session = yield* login(invited.email, invited.password, "test")
-    expectStatus(session, 200)
-    return { liveToken: invited.token, token: session.body.accessToken as string }
-  })
 
 /** A sub-merchant, verified to the directory account `to` unless `to` is undefined. */
 const subMerchant = (token: string, name: string, reference: string, to?: { accountNumber: string; bankCode: string }) =>

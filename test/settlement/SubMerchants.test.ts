@@ -1,9 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Schedule } from "effect"
-import * as crypto from "node:crypto"
 import { makeNuban } from "../../src/domain/Nuban.js"
-import { expectProblem, expectStatus, inviteAndLogin, login } from "../support/ApiHelpers.js"
+import { dashboardUser, expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { sendSigned, waitForTransactions } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
 import { assertLedgerInvariant, balanceOf, DIRECTORY, fund, type MoneyTenant, providerCalls, testTenant, waitForTransfer } from "../money/support.js"
@@ -133,15 +132,6 @@ const expectBalance = (
     expectStatus(r, 200)
     expect(r.body).toEqual({ id: sm.id, reference: sm.reference, ...expected, mode: "test" })
     expect(yield* ledgerFigures(t, sm.id, sm.reference)).toEqual(expected)
-  })
-
-/** A dashboard user of the role, signed in to test mode as well as live. */
-const dashboardUser = (t: MoneyTenant, role: "Admin" | "Member") =>
-  Effect.gen(function* () {
-    const invited = yield* inviteAndLogin(t.ownerToken, role, crypto.randomBytes(4).toString("hex"))
-    const session = yield* login(invited.email, invited.password, "test")
-    expectStatus(session, 200)
-    return { liveToken: invited.token, token: session.body.accessToken as string }
   })
 
 /** The settlement's status, polled until it is `status` (the leg outcomes arrive by the sandbox bank's webhook). */

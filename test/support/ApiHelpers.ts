@@ -1,6 +1,7 @@
 import { expect } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import * as nodeCrypto from "node:crypto"
 import { type Answer, call } from "./TestApp.js"
 
 /** The password `signup()` uses for every Owner. */
@@ -59,3 +60,12 @@ export const countRows = (query: (sql: SqlClient.SqlClient) => Effect.Effect<Rea
     const rows = yield* query(sql)
     return Number(rows[0]!.n)
   }).pipe(Effect.orDie)
+
+/** A dashboard user of the role invited by the Owner, with a token for each mode (`token` test, `liveToken` live). */
+export const dashboardUser = (t: { readonly ownerToken: string }, role: "Admin" | "Member") =>
+  Effect.gen(function* () {
+    const invited = yield* inviteAndLogin(t.ownerToken, role, nodeCrypto.randomBytes(4).toString("hex"))
+    const session = yield* login(invited.email, invited.password, "test")
+    expectStatus(session, 200)
+    return { liveToken: invited.token, token: session.body.accessToken as string }
+  })
