@@ -218,11 +218,12 @@ describe("decideOutcome: every state and outcome", () => {
     }
   })
 
-  it("a payout's money goes back to payouts_drawn; a refund's back to its account's escrow", () => {
+  it("a payout's money goes back to payouts_drawn; a refund's back to its account's escrow; a settlement leg's to its source", () => {
     expect(payout).toEqual({ inTransit: "payouts_in_transit", returnTo: "payouts_drawn" })
     expect(refund).toEqual({ inTransit: "refunds_in_transit", returnTo: "escrow:va_9" })
     expect(() => transitOf("refund", null)).toThrow()
-    expect(transitOf("settlement", null)).toEqual(payout)
+    expect(transitOf("settlement", "va_9", "sub_merchant:sm_1")).toEqual({ inTransit: "settlements_in_transit", returnTo: "sub_merchant:sm_1" })
+    expect(() => transitOf("settlement", "va_9")).toThrow()
   })
 
   const statusArb = fc.constantFrom<TransferStatus>("Pending", "Processing", "Successful", "Failed", "Reversed")
