@@ -25,6 +25,7 @@ import { Payouts } from "../services/transfers/Payouts.js"
 import { Refunds } from "../services/transfers/Refunds.js"
 import { TransferCompleterLive, TransferDispatch } from "../services/transfers/TransferDispatch.js"
 import { TransferStore } from "../services/transfers/TransferStore.js"
+import { Checkout, CheckoutClock } from "../services/checkout/Checkout.js"
 import { AutoSettleLive } from "../services/settlement/AutoSettle.js"
 import { SettlementConfig } from "../services/settlement/SettlementConfig.js"
 import { Settlements } from "../services/settlement/Settlements.js"
@@ -71,7 +72,7 @@ export const BusesLive = Layer.unwrapEffect(
 
 /** Every domain service and the buses, given AppConfig and a migrated SqlClient. */
 export const makeServices = <E, R>(provider: Layer.Layer<BankProvider, E, R>) =>
-  Layer.mergeAll(Refunds.Default, AutomationActor.Default, Rules.Default, Flows.Default, Settlements.Default).pipe(
+  Layer.mergeAll(Refunds.Default, AutomationActor.Default, Rules.Default, Flows.Default, Settlements.Default, Checkout.Default).pipe(
     Layer.provideMerge(Layer.mergeAll(Payouts.Default, Holds.Default, AutomationStore.Default, SettlementConfig.Default)),
     Layer.provideMerge(SubMerchants.Default),
     Layer.provideMerge(Layer.mergeAll(Receiver.Default, Reconciler.Default, Reviews.Default, TransferDispatch.Default, BankDirectory.Default)),
@@ -82,7 +83,7 @@ export const makeServices = <E, R>(provider: Layer.Layer<BankProvider, E, R>) =>
       TransferStore.Default, HoldStore.Default, PayoutCaps.Default
     )),
     Layer.provideMerge(Layer.mergeAll(Tenants.Default, Tokens.Default, provider, BusesLive)),
-    Layer.provideMerge(Layer.mergeAll(KeysLayer, SandboxFaults.Default))
+    Layer.provideMerge(Layer.mergeAll(KeysLayer, SandboxFaults.Default, CheckoutClock.Default))
   )
 
 export const ServicesLive = makeServices(SandboxProviderLive)

@@ -61,6 +61,7 @@ export const PROBLEM_CODES = {
   rule_not_found: 404,
   flow_not_found: 404,
   sub_merchant_not_found: 404,
+  checkout_session_not_found: 404,
   // 405
   method_not_allowed: 405,
   // 409
@@ -80,6 +81,8 @@ export const PROBLEM_CODES = {
   payload_too_large: 413,
   // 415
   unsupported_media_type: 415,
+  // 429
+  too_many_streams: 429,
   // 422
   unprocessable: 422,
   account_name_mismatch: 422,
@@ -115,7 +118,7 @@ export const STATUS_TITLES: Readonly<Record<number, string>> = {
 
 /** The HTTP status of each problem class below, by its tag: the one place a class gets its status. */
 export const PROBLEM_STATUS = {
-  BadRequest: 400, Unauthorized: 401, Forbidden: 403, NotFound: 404, Conflict: 409, Unprocessable: 422,
+  BadRequest: 400, Unauthorized: 401, Forbidden: 403, NotFound: 404, Conflict: 409, Unprocessable: 422, TooManyRequests: 429,
   NotImplemented: 501, BadGateway: 502, ServiceUnavailable: 503
 } as const satisfies Record<string, number>
 
@@ -146,6 +149,7 @@ export class Unprocessable extends Schema.TaggedError<Unprocessable>()(
   { ...fieldsOf("Unprocessable"), remainingKobo: Schema.optional(Schema.Int) },
   annotations("Unprocessable")
 ) {}
+export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()("TooManyRequests", fieldsOf("TooManyRequests"), annotations("TooManyRequests")) {}
 export class NotImplemented extends Schema.TaggedError<NotImplemented>()("NotImplemented", fieldsOf("NotImplemented"), annotations("NotImplemented")) {}
 export class BadGateway extends Schema.TaggedError<BadGateway>()("BadGateway", fieldsOf("BadGateway"), annotations("BadGateway")) {}
 export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", fieldsOf("ServiceUnavailable"), annotations("ServiceUnavailable")) {}

@@ -1,31 +1,29 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
-import { NotImplemented } from "../../contract/Problems.js"
-import { Body, OpenObject, Reference } from "../../contract/Schemas.js"
+import { CheckoutSession, CheckoutSnapshot, CreateCheckoutSession } from "../../contract/Checkout.js"
+import { NotFound, TooManyRequests } from "../../contract/Problems.js"
 
 const token = HttpApiSchema.param("token", Schema.String)
 
 export class CheckoutApi extends HttpApiGroup.make("checkout")
-  .add(
-    HttpApiEndpoint.post("createSession", "/api/v1/checkout/sessions")
-      .setPayload(Body({
-        accountRef: Reference("accountRef", 64),
-        ttlSeconds: Schema.optional(Schema.Int.pipe(Schema.between(1, 86_400, { message: () => "ttlSeconds must be 1 to 86400 (24 hours)" })))
-      }))
-      .addSuccess(OpenObject, { status: 201 })
-  )
-  .addError(NotImplemented)
+  .add(HttpApiEndpoint.post("createSession", "/api/v1/checkout/sessions").setPayload(CreateCheckoutSession).addSuccess(CheckoutSession, { status: 201 }).addError(NotFound))
   .middleware(Authentication)
 {}
 
 /** Authorised by the opaque checkout token alone; exposes payment state only. */
 export class CheckoutPublicApi extends HttpApiGroup.make("checkoutPublic")
-  .add(HttpApiEndpoint.get("snapshot")`/api/v1/checkout/${token}`.addSuccess(OpenObject))
-  .add(HttpApiEndpoint.get("snapshotShort")`/checkout/${token}`.addSuccess(OpenObject))
+  .add(HttpApiEndpoint.get("snapshot")`/api/v1/checkout/${token}`.addSuccess(CheckoutSnapshot))
+  .add(
+    HttpApiEndpoint.get("snapshotShort")`/checkout/${token}`
+      .addSuccess(CheckoutSnapshot)
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/html" }))
+  )
   .add(
     HttpApiEndpoint.get("stream")`/api/v1/checkout/${token}/stream`
+      .setHeaders(Schema.Struct({ "last-event-id": Schema.optional(Schema.String) }))
       .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
+      .addError(TooManyRequests)
   )
-  .addError(NotImplemented)
+  .addError(NotFound)
 {}

@@ -4,11 +4,6 @@ import { notYet } from "./Respond.js"
 
 // Groups whose issues have not landed yet answer 501 problem+json with code not_implemented.
 
-export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (h) => h.handle("createSession", notYet("Live checkout")))
-
-export const CheckoutPublicHandlers = HttpApiBuilder.group(Api, "checkoutPublic", (h) =>
-  h.handle("snapshot", notYet("Live checkout")).handle("snapshotShort", notYet("Live checkout")).handle("stream", notYet("Live checkout")))
-
 export const InsightsHandlers = HttpApiBuilder.group(Api, "insights", (h) =>
   h.handle("overview", notYet("Insights")).handle("aging", notYet("Insights")).handle("forecast", notYet("Insights"))
     .handle("customers", notYet("Insights")))

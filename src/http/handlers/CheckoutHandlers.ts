@@ -1,0 +1,60 @@
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import * as crypto from "node:crypto"
+import { Checkout } from "../../../services/checkout/Checkout.js"
+import { actorOf } from "../../domain/Principal.js"
+import { Api } from "../Api.js"
+import { checkoutPage, checkoutPageCsp } from "../CheckoutPage.js"
+import { CurrentPrincipal } from "../Security.js"
+import { jsonWithStatus } from "./Respond.js"
+import { CheckoutSession } from "../../contract/Checkout.js"
+
+// Live checkout: sessions (either plane, any role: showing a payer where to pay changes nothing), and the public
+// snapshot, hosted page and stream, authorised by the token alone.
+
+/** Whether the caller (a browser) asks for a page rather than JSON. */
+const wantsHtml = (accept: string | undefined) => {
+  if (accept === undefined) return false
+  const html = accept.indexOf("text/html")
+  const json = accept.indexOf("application/json")
+  return html >= 0 && (json < 0 || html < json)
+}
+
+const noStore = { "cache-control": "no-store", "referrer-policy": "no-referrer", "x-content-type-options": "nosniff" }
+
+export const CheckoutHandlers = HttpApiBuilder.group(Api, "checkout", (h) =>
+  Effect.gen(function* () {
+    const checkout = yield* Checkout
+    return h.handle("createSession", ({ payload }) =>
+      Effect.gen(function* () {
+        const p = yield* CurrentPrincipal
+        return yield* jsonWithStatus(CheckoutSession, yield* checkout.create(p, payload, actorOf(p)), 201)
+      }))
+  })
+)
+
+export const CheckoutPublicHandlers = HttpApiBuilder.group(Api, "checkoutPublic", (h) =>
+  Effect.gen(function* () {
+    const checkout = yield* Checkout
+    const json = (token: string) =>
+      Effect.map(checkout.snapshot(token), (s) => HttpServerResponse.unsafeJson(s, { headers: noStore }))
+    return h
+      .handle("snapshot", ({ path }) => json(path.token))
+      .handle("snapshotShort", ({ path }) =>
+        Effect.gen(function* () {
+          const req = yield* HttpServerRequest.HttpServerRequest
+          if (!wantsHtml(req.headers["accept"])) return yield* json(path.token)
+          const snapshot = yield* checkout.snapshot(path.token)
+          const nonce = crypto.randomBytes(16).toString("base64")
+          return HttpServerResponse.html(checkoutPage(path.token, snapshot, nonce)).pipe(
+            HttpServerResponse.setHeaders({ ...noStore, "content-security-policy": checkoutPageCsp(nonce), "x-frame-options": "DENY" })
+          )
+        }))
+      .handle("stream", ({ path, headers }) =>
+        Effect.map(checkout.stream(path.token, headers["last-event-id"]), (body) =>
+          HttpServerResponse.stream(body, {
+            contentType: "text/event-stream; charset=utf-8",
+            headers: { ...noStore, connection: "keep-alive", "x-accel-buffering": "no" }
+          })))
+  })
+)
