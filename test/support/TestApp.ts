@@ -16,6 +16,7 @@ import { tempDir } from "./Processes.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "./TestDatabase.js"
 import { MoneyOutSettings, type MoneyOutSettingsShape } from "../../services/transfers/Settings.js"
 import { SettlementRunSettings, type SettlementRunSettingsShape } from "../../services/settlement/Settlements.js"
+import { CheckoutSettings, type CheckoutSettingsShape } from "../../services/checkout/Checkout.js"
 
 /**
  * Settlement in tests: no auto-settle worker of the app's own (a test that needs one runs `autoSettleLoop` on its
@@ -112,6 +113,8 @@ export const makeTestApp = <E = never, R = never>(
     automation?: Partial<AutomationSettingsShape>
     /** Settlement runs over TEST_SETTLEMENT. */
     settlement?: Partial<SettlementRunSettingsShape>
+    /** Checkout stream settings over the defaults (heartbeat 15 s, 10,000 streams, 5 per token). */
+    checkout?: Partial<CheckoutSettingsShape>
   } = {}
 ) => {
   const config = testConfig(options.config)
@@ -125,6 +128,7 @@ export const makeTestApp = <E = never, R = never>(
     Layer.provideMerge(Layer.succeed(MoneyOutSettings, { ...TEST_MONEY_OUT, ...options.moneyOut })),
     Layer.provideMerge(Layer.succeed(AutomationSettings, { ...TEST_AUTOMATION, ...options.automation })),
     Layer.provideMerge(Layer.succeed(SettlementRunSettings, { ...TEST_SETTLEMENT, ...options.settlement })),
+    Layer.provideMerge(Layer.succeed(CheckoutSettings, { heartbeatMs: 15_000, maxStreams: 10_000, maxStreamsPerToken: 5, ...options.checkout })),
     Layer.provide(Logger.minimumLogLevel(config.logLevel))
   )
 }
