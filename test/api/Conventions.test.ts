@@ -268,7 +268,7 @@ layer(makeWebhooksTestApp({ config: { logLevel: LogLevel.All }, logs: logs.layer
       const lines = access().slice(before)
       expect(lines).toEqual([
         expect.stringMatching(/^INFO GET \/api\/v1\/virtual-accounts 200 \d+ms request=trace-1$/),
-        expect.stringMatching(/^INFO GET \/api\/v1\/checkout\/\{token\} 501 \d+ms request=[0-9a-f-]{36}$/)
+        expect.stringMatching(/^INFO GET \/api\/v1\/checkout\/\{token\} 404 \d+ms request=[0-9a-f-]{36}$/)
       ])
       const all = logs.lines.join("\n")
       for (const secret of [token, ownerToken, "hush-query", "ck_secret_token_123"]) expect(all).not.toContain(secret)
