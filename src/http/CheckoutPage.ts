@@ -5,7 +5,10 @@ import type { CheckoutSnapshot } from "../domain/Checkout.js"
  * button for the NUBAN, and the live status through `EventSource` on the token's stream. One self-contained document:
  * its style and script are inline (allowed by a per-response CSP nonce), it loads nothing from anywhere, and it shows
  * payment state only (filled in with textContent; the initial state is JSON with `<` escaped). Works on a phone-sized
- * screen.
+ * screen (320 px and up: the NUBAN never breaks; the copy button wraps below it). The status comes first; once paid the
+ * amount shown is what was paid, and once paid or expired the bank and NUBAN are no longer shown (no invitation to pay
+ * twice or into a stale link). `body[data-live]` says where the live connection is: connecting, live (an event came),
+ * reconnecting, closed (after `expired`). A `data:` icon keeps the browser from asking for /favicon.ico.
  */
 
 export const checkoutPageCsp = (nonce: string) =>
@@ -21,41 +24,49 @@ export const checkoutPage = (token: string, snapshot: CheckoutSnapshot, nonce: s
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex">
+<link rel="icon" href="data:,">
 <title>Pay by bank transfer</title>
 <style nonce="${nonce}">
   :root { color-scheme: light; --ink: #1b1f24; --muted: #57606a; --line: #d0d7de; --ok: #116329; --warn: #7d4e00; --accent: #0a58ca; }
   * { box-sizing: border-box; }
+  [hidden] { display: none !important; }
   body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #f6f8fa; }
-  main { max-width: 28rem; margin: 0 auto; padding: 1.25rem; }
+  main { max-width: 28rem; margin: 0 auto; padding: 1rem; }
   .card { background: #fff; border: 1px solid var(--line); border-radius: 12px; padding: 1.25rem; }
   h1 { font-size: 1.25rem; margin: 0 0 1rem; }
-  .amount { font-size: 2rem; font-weight: 700; margin: 0.25rem 0 1rem; }
-  dl { margin: 0; display: grid; grid-template-columns: 1fr; gap: 0.75rem; }
+  .label { color: var(--muted); font-size: 0.875rem; }
+  .amount { font-size: 2rem; line-height: 1.2; font-weight: 700; margin: 0.25rem 0 0; overflow-wrap: anywhere; }
+  .paid-line { margin: 0.25rem 0 0; color: var(--muted); font-size: 0.875rem; }
+  .paid-line strong { color: var(--ink); }
+  dl { margin: 1.25rem 0 0; padding-top: 1.25rem; border-top: 1px solid var(--line); display: grid; grid-template-columns: 1fr; gap: 0.75rem; }
   dt { color: var(--muted); font-size: 0.875rem; }
-  dd { margin: 0; font-weight: 600; word-break: break-all; }
-  .nuban { display: flex; align-items: center; gap: 0.5rem; font-size: 1.5rem; letter-spacing: 0.05em; }
-  button { font: inherit; font-size: 1rem; padding: 0.5rem 0.9rem; border-radius: 8px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; min-height: 44px; }
-  button:focus-visible { outline: 3px solid #ffbf47; outline-offset: 2px; }
-  .status { margin-top: 1.25rem; padding: 0.75rem 1rem; border-radius: 8px; font-weight: 600; border: 1px solid var(--line); }
-  .status[data-state="paid"], .status[data-state="overpaid"] { background: #dafbe1; color: var(--ok); border-color: #aceebb; }
-  .status[data-state="awaiting_payment"], .status[data-state="partially_paid"] { background: #fff8c5; color: var(--warn); border-color: #eedd99; }
-  .status[data-state="expired"] { background: #eaeef2; color: var(--muted); }
-  .small { color: var(--muted); font-size: 0.875rem; margin-top: 1rem; }
+  dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
+  .nuban { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 0.75rem; }
+  .nuban span { font-size: 1.5rem; letter-spacing: 0.05em; white-space: nowrap; font-variant-numeric: tabular-nums; }
+  button { font: inherit; font-size: 1rem; padding: 0.5rem 1rem; border-radius: 8px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; min-height: 44px; min-width: 5.5rem; }
+  button:focus-visible { outline: 3px solid var(--ink); outline-offset: 2px; }
+  .status { margin: 0 0 1.25rem; padding: 0.75rem 1rem; border-radius: 8px; font-weight: 600; border: 1px solid var(--line); }
+  .status[data-state="paid"], .status[data-state="overpaid"] { background: #dafbe1; color: var(--ok); border-color: #4ac26b; }
+  .status[data-state="awaiting_payment"], .status[data-state="partially_paid"] { background: #fff8c5; color: var(--warn); border-color: #d4a72c; }
+  .status[data-state="expired"] { background: #eaeef2; color: var(--ink); border-color: #afb8c1; margin-bottom: 0; }
+  .small { color: var(--muted); font-size: 0.875rem; margin: 1.25rem 0 0; }
 </style>
 </head>
-<body>
+<body data-live="connecting">
 <main>
   <div class="card">
     <h1>Pay by bank transfer</h1>
-    <div id="due-label" class="small">Amount to pay</div>
-    <div class="amount" id="amount" aria-describedby="due-label"></div>
-    <dl>
+    <div class="status" id="status" role="status" aria-live="polite" data-state=""></div>
+    <div id="summary">
+      <div id="amount-label" class="label">Amount to pay</div>
+      <div class="amount" id="amount"></div>
+      <p class="paid-line" id="paid-line" hidden>Paid so far: <strong id="paid"></strong></p>
+    </div>
+    <dl id="details">
       <div><dt>Bank</dt><dd id="bank"></dd></div>
       <div><dt>Account number</dt><dd class="nuban"><span id="nuban"></span><button type="button" id="copy" aria-label="Copy the account number">Copy</button></dd></div>
-      <div><dt>Paid so far</dt><dd id="paid"></dd></div>
     </dl>
-    <div class="status" id="status" role="status" aria-live="polite" data-state=""></div>
-    <p class="small" id="expires"></p>
+    <p class="small" id="note"></p>
   </div>
 </main>
 <script nonce="${nonce}">
@@ -77,15 +88,22 @@ export const checkoutPage = (token: string, snapshot: CheckoutSnapshot, nonce: s
   var $ = function (id) { return document.getElementById(id); };
   var show = function (s, status) {
     state = s;
-    var due = s.amountDueKobo === null ? null : s.remainingKobo;
-    $("amount").textContent = due === null ? "Any amount" : naira(due);
-    $("bank").textContent = s.bankName;
-    $("nuban").textContent = s.nuban;
-    $("paid").textContent = naira(s.amountPaidKobo);
     var st = status || s.status;
+    var done = st === "paid" || st === "overpaid";
+    var open = s.amountDueKobo === null;
     $("status").dataset.state = st;
     $("status").textContent = words[st] || st;
-    $("expires").textContent = st === "expired" ? "" : "This page updates by itself. It expires at " + new Date(s.expiresAt).toLocaleString() + ".";
+    // Once paid, the amount is what was paid; once paid or expired, where to pay is no longer shown.
+    $("amount-label").textContent = done ? "Amount paid" : st === "partially_paid" ? "Amount still to pay" : "Amount to pay";
+    $("amount").textContent = done ? naira(s.amountPaidKobo) : open ? "Any amount" : naira(s.remainingKobo);
+    $("paid").textContent = naira(s.amountPaidKobo);
+    $("paid-line").hidden = done || st === "expired" || s.amountPaidKobo <= 0;
+    $("summary").hidden = st === "expired";
+    $("details").hidden = done || st === "expired";
+    $("bank").textContent = s.bankName;
+    $("nuban").textContent = s.nuban;
+    $("note").textContent = st === "expired" ? "" : done ? "You can close this page." : "This page updates by itself when your transfer arrives. It expires at " + new Date(s.expiresAt).toLocaleString() + ".";
+    $("note").hidden = st === "expired";
   };
   show(state);
   $("copy").addEventListener("click", function () {
@@ -94,10 +112,12 @@ export const checkoutPage = (token: string, snapshot: CheckoutSnapshot, nonce: s
   });
   if (!window.EventSource) return;
   var es = new EventSource(${JSON.stringify(streamUrl)});
-  var onData = function (e) { try { show(JSON.parse(e.data)); } catch (err) {} };
+  var live = function (v) { document.body.dataset.live = v; };
+  var onData = function (e) { live("live"); try { show(JSON.parse(e.data)); } catch (err) {} };
   es.addEventListener("snapshot", onData);
   es.addEventListener("update", onData);
-  es.addEventListener("expired", function (e) { es.close(); try { show(JSON.parse(e.data), "expired"); } catch (err) { show(state, "expired"); } });
+  es.addEventListener("error", function () { if (document.body.dataset.live !== "closed") live(es.readyState === 2 ? "closed" : "reconnecting"); });
+  es.addEventListener("expired", function (e) { es.close(); live("closed"); try { show(JSON.parse(e.data), "expired"); } catch (err) { show(state, "expired"); } });
 })();
 </script>
 </body>
