@@ -101,12 +101,21 @@ export class Checkout extends Effect.Service<Checkout>()("services/checkout/Chec
         return s
       })
 
+    /**
+     * The account's snapshot. `updatedAt` is when the payment state last moved, so it changes only with an event of the
+     * stream: a deposit credited (when reconciled, or when approved out of review), a reversal applied, a flagged
+     * deposit rejected, a refund sent (or given back when it failed); not a deposit held for review, nor a refund's
+     * bank report. (An approval of a flagged deposit, which moves no money, still counts: a known imprecision.)
+     */
     const snapshotFor = (s: Session) =>
       Effect.gen(function* () {
         const [a] = yield* sql<{ nuban: string; bankName: string; expectedAmountKobo: number | null; amountPaidKobo: number; updatedAt: Date }>`
           SELECT va.nuban, va.bank_name, va.expected_amount_kobo, va.amount_paid_kobo,
-            GREATEST(va.created_at, (SELECT max(t.reconciled_at) FROM transactions t WHERE t.virtual_account_id = va.id),
-              (SELECT max(COALESCE(t.completed_at, t.created_at)) FROM transfers t WHERE t.virtual_account_id = va.id AND t.source = 'refund')) AS updated_at
+            GREATEST(va.created_at,
+              (SELECT max(CASE WHEN t.review_decision IS NULL THEN t.reconciled_at ELSE t.reviewed_at END) FROM transactions t
+                WHERE t.virtual_account_id = va.id AND t.applied_kobo > 0),
+              (SELECT max(CASE WHEN t.status IN ('Failed', 'Reversed') THEN COALESCE(t.completed_at, t.created_at) ELSE t.created_at END)
+                FROM transfers t WHERE t.virtual_account_id = va.id AND t.source = 'refund')) AS updated_at
           FROM virtual_accounts va WHERE va.id = ${s.virtualAccountId}`.pipe(Effect.orDie)
         return snapshotOf(a!, s.expiresAt, a!.updatedAt)
       })
