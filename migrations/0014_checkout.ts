@@ -19,4 +19,6 @@ export default Effect.gen(function* () {
       CHECK (expires_at > created_at)
     )`
   yield* sql`CREATE INDEX checkout_sessions_expiry_idx ON checkout_sessions (expires_at)`
+  // The snapshot's updatedAt reads the account's refunds: without this, every heartbeat would scan all transfers.
+  yield* sql`CREATE INDEX transfers_refund_account_idx ON transfers (virtual_account_id) WHERE source = 'refund'`
 })

@@ -13,7 +13,7 @@ import { Subscribe } from "../../streams/Subscribe.js"
 export interface CheckoutSettingsShape {
   /** A comment line on every open stream this often, so proxies keep it open and a lost payment event is caught up. */
   readonly heartbeatMs: number
-  /** Streams one process serves at once; more get 429 too_many_streams. */
+  /** Streams one process serves at once; more get 429 too_many_streams (each costs about 300 KB of heap: docs/performance.md). */
   readonly maxStreams: number
   /** Streams one token may hold open at once (a payer's tabs); more get 429. */
   readonly maxStreamsPerToken: number
@@ -22,7 +22,7 @@ export interface CheckoutSettingsShape {
 export class CheckoutSettings extends Context.Reference<CheckoutSettings>()("services/checkout/CheckoutSettings", {
   defaultValue: (): CheckoutSettingsShape => ({
     heartbeatMs: integerFromEnv("CHECKOUT_HEARTBEAT_MS", 15_000, 1),
-    maxStreams: integerFromEnv("CHECKOUT_MAX_STREAMS", 10_000, 1),
+    maxStreams: integerFromEnv("CHECKOUT_MAX_STREAMS", 2_000, 1),
     maxStreamsPerToken: integerFromEnv("CHECKOUT_MAX_STREAMS_PER_TOKEN", 5, 1)
   })
 }) {}

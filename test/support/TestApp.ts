@@ -113,7 +113,7 @@ export const makeTestApp = <E = never, R = never>(
     automation?: Partial<AutomationSettingsShape>
     /** Settlement runs over TEST_SETTLEMENT. */
     settlement?: Partial<SettlementRunSettingsShape>
-    /** Checkout stream settings over the defaults (heartbeat 15 s, 10,000 streams, 5 per token). */
+    /** Checkout stream settings over the defaults (heartbeat 15 s, 2,000 streams, 5 per token). */
     checkout?: Partial<CheckoutSettingsShape>
   } = {}
 ) => {
@@ -128,7 +128,7 @@ export const makeTestApp = <E = never, R = never>(
     Layer.provideMerge(Layer.succeed(MoneyOutSettings, { ...TEST_MONEY_OUT, ...options.moneyOut })),
     Layer.provideMerge(Layer.succeed(AutomationSettings, { ...TEST_AUTOMATION, ...options.automation })),
     Layer.provideMerge(Layer.succeed(SettlementRunSettings, { ...TEST_SETTLEMENT, ...options.settlement })),
-    Layer.provideMerge(Layer.succeed(CheckoutSettings, { heartbeatMs: 15_000, maxStreams: 10_000, maxStreamsPerToken: 5, ...options.checkout })),
+    Layer.provideMerge(Layer.succeed(CheckoutSettings, { heartbeatMs: 15_000, maxStreams: 2_000, maxStreamsPerToken: 5, ...options.checkout })),
     Layer.provide(Logger.minimumLogLevel(config.logLevel))
   )
 }
