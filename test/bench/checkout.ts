@@ -65,6 +65,7 @@ import { parseReconciledSubject, reconciledFilter } from "../../streams/Topology
 import { childEnv, freePort, http as call, REPO_ROOT, SERVICE_NODE_FLAGS, tempDir } from "../support/Processes.js"
 import { createScratchDatabase, databaseUrl, dropScratchDatabase, withClient } from "../support/TestDatabase.js"
 import { customer } from "./customers.js"
+import { parseBenchArgs, positiveInteger as posInt } from "./args.js"
 
 interface Options {
   readonly streams: number
@@ -87,36 +88,11 @@ const log = (line: string) => process.stdout.write(`bench: ${line}\n`)
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 const parseArgs = (argv: ReadonlyArray<string>): Options => {
-  const values = new Map<string, Array<string>>()
-  const flags = new Set<string>()
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!
-    if (!a.startsWith("--")) throw new Error(`unexpected argument ${JSON.stringify(a)}`)
-    const eq = a.indexOf("=")
-    const name = eq > 0 ? a.slice(2, eq) : a.slice(2)
-    if (name === "keep-db" || name === "service-output" || name === "heap") {
-      flags.add(name)
-      continue
-    }
-    const value = eq > 0 ? a.slice(eq + 1) : argv[++i]
-    if (value === undefined) throw new Error(`--${name} needs a value`)
-    values.set(name, [...(values.get(name) ?? []), value])
-  }
-  const known = ["streams", "rate", "amount", "open-concurrency", "setup-concurrency", "settle-seconds", "wait-seconds", "idle-seconds", "service-env"]
-  for (const k of values.keys()) if (!known.includes(k)) throw new Error(`unknown flag --${k} (known: ${known.map((x) => `--${x}`).join(" ")} --heap --keep-db --service-output)`)
-  const num = (name: string, dflt: number, ok: (n: number) => boolean) => {
-    const raw = values.get(name)?.at(-1)
-    const n = raw === undefined ? dflt : Number(raw)
-    if (!Number.isFinite(n) || !ok(n)) throw new Error(`--${name} ${raw} is out of range`)
-    return n
-  }
-  const posInt = (n: number) => Number.isInteger(n) && n >= 1
-  const serviceEnv: Record<string, string> = {}
-  for (const kv of values.get("service-env") ?? []) {
-    const eq = kv.indexOf("=")
-    if (eq <= 0) throw new Error(`--service-env wants K=V, got ${kv}`)
-    serviceEnv[kv.slice(0, eq)] = kv.slice(eq + 1)
-  }
+  const { flags, num, env } = parseBenchArgs(argv, {
+    values: ["streams", "rate", "amount", "open-concurrency", "setup-concurrency", "settle-seconds", "wait-seconds", "idle-seconds", "service-env"],
+    flags: ["keep-db", "service-output", "heap"]
+  })
+  const serviceEnv = env("service-env")
   return {
     streams: num("streams", 1000, posInt),
     rate: num("rate", 50, (n) => n > 0 && n <= 5000),

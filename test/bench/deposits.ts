@@ -44,6 +44,7 @@ import { childEnv, freePort, http, REPO_ROOT, SERVICE_NODE_FLAGS, tempDir } from
 import { ADMIN_URL, createScratchDatabase, databaseUrl, dropScratchDatabase, withAdmin, withClient } from "../support/TestDatabase.js"
 import type { SenderPlan, SenderResults } from "./sender.js"
 import { customer } from "./customers.js"
+import { parseBenchArgs, positiveInteger as posInt } from "./args.js"
 
 export interface BenchResult {
   readonly depositsPerSecond: number
@@ -84,36 +85,11 @@ const automationOf = (raw: string | undefined): Options["automation"] => {
 }
 
 const parseArgs = (argv: ReadonlyArray<string>): Options => {
-  const values = new Map<string, Array<string>>()
-  const flags = new Set<string>()
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!
-    if (!a.startsWith("--")) throw new Error(`unexpected argument ${JSON.stringify(a)}`)
-    const eq = a.indexOf("=")
-    const name = eq > 0 ? a.slice(2, eq) : a.slice(2)
-    if (name === "keep-db" || name === "service-output" || name === "split-roles") {
-      flags.add(name)
-      continue
-    }
-    const value = eq > 0 ? a.slice(eq + 1) : argv[++i]
-    if (value === undefined) throw new Error(`--${name} needs a value`)
-    values.set(name, [...(values.get(name) ?? []), value])
-  }
-  const known = ["automation", "deposits", "accounts", "concurrency", "duplicates", "pgbench-seconds", "drain-seconds", "setup-concurrency", "cpu-prof-dir", "service-env", "node-flag"]
-  for (const k of values.keys()) if (!known.includes(k)) throw new Error(`unknown flag --${k} (known: ${known.map((x) => `--${x}`).join(" ")} --keep-db --service-output --split-roles)`)
-  const num = (name: string, dflt: number, ok: (n: number) => boolean) => {
-    const raw = values.get(name)?.at(-1)
-    const n = raw === undefined ? dflt : Number(raw)
-    if (!Number.isFinite(n) || !ok(n)) throw new Error(`--${name} ${raw} is out of range`)
-    return n
-  }
-  const posInt = (n: number) => Number.isInteger(n) && n >= 1
-  const serviceEnv: Record<string, string> = {}
-  for (const kv of values.get("service-env") ?? []) {
-    const eq = kv.indexOf("=")
-    if (eq <= 0) throw new Error(`--service-env wants K=V, got ${kv}`)
-    serviceEnv[kv.slice(0, eq)] = kv.slice(eq + 1)
-  }
+  const { values, flags, num, env } = parseBenchArgs(argv, {
+    values: ["automation", "deposits", "accounts", "concurrency", "duplicates", "pgbench-seconds", "drain-seconds", "setup-concurrency", "cpu-prof-dir", "service-env", "node-flag"],
+    flags: ["keep-db", "service-output", "split-roles"]
+  })
+  const serviceEnv = env("service-env")
   const cpuProfDir = values.get("cpu-prof-dir")?.at(-1)
   return {
     deposits: num("deposits", 20_000, posInt),

@@ -62,6 +62,7 @@ import { call, testConfig } from "../support/TestApp.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "../support/TestDatabase.js"
 import type { SenderPlan, SenderResults } from "./sender.js"
 import { customer } from "./customers.js"
+import { parseBenchArgs, positiveInteger } from "./args.js"
 
 interface Options {
   readonly accounts: number
@@ -92,29 +93,11 @@ export interface SettlementBenchResult {
 const log = (line: string) => process.stdout.write(`bench:settlement: ${line}\n`)
 
 const parseArgs = (argv: ReadonlyArray<string>): Options => {
-  const values = new Map<string, string>()
-  const flags = new Set<string>()
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!
-    if (!a.startsWith("--")) throw new Error(`unexpected argument ${JSON.stringify(a)}`)
-    const eq = a.indexOf("=")
-    const name = eq > 0 ? a.slice(2, eq) : a.slice(2)
-    if (name === "explain" || name === "trace") {
-      flags.add(name)
-      continue
-    }
-    const value = eq > 0 ? a.slice(eq + 1) : argv[++i]
-    if (value === undefined) throw new Error(`--${name} needs a value`)
-    values.set(name, value)
-  }
-  const known = ["accounts", "setup-concurrency", "sender-concurrency", "paid-timeout-seconds", "amount-kobo"]
-  for (const k of values.keys()) if (!known.includes(k)) throw new Error(`unknown flag --${k} (known: ${known.map((x) => `--${x}`).join(" ")} --explain --trace)`)
-  const posInt = (name: string, dflt: number) => {
-    const raw = values.get(name)
-    const n = raw === undefined ? dflt : Number(raw)
-    if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${name} ${raw} must be a positive integer`)
-    return n
-  }
+  const { flags, num } = parseBenchArgs(argv, {
+    values: ["accounts", "setup-concurrency", "sender-concurrency", "paid-timeout-seconds", "amount-kobo"],
+    flags: ["explain", "trace"]
+  })
+  const posInt = (name: string, dflt: number) => num(name, dflt, positiveInteger)
   return {
     accounts: posInt("accounts", 1_000),
     setupConcurrency: posInt("setup-concurrency", 16),
