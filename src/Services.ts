@@ -26,6 +26,8 @@ import { Refunds } from "../services/transfers/Refunds.js"
 import { TransferCompleterLive, TransferDispatch } from "../services/transfers/TransferDispatch.js"
 import { TransferStore } from "../services/transfers/TransferStore.js"
 import { Checkout, CheckoutClock } from "../services/checkout/Checkout.js"
+import { Billing, BillingClock } from "../services/billing/Billing.js"
+import { BillingClockLive } from "../services/billing/BillingClockWorker.js"
 import { AutoSettleLive } from "../services/settlement/AutoSettle.js"
 import { SettlementConfig } from "../services/settlement/SettlementConfig.js"
 import { Settlements } from "../services/settlement/Settlements.js"
@@ -72,7 +74,7 @@ export const BusesLive = Layer.unwrapEffect(
 
 /** Every domain service and the buses, given AppConfig and a migrated SqlClient. */
 export const makeServices = <E, R>(provider: Layer.Layer<BankProvider, E, R>) =>
-  Layer.mergeAll(Refunds.Default, AutomationActor.Default, Rules.Default, Flows.Default, Settlements.Default, Checkout.Default).pipe(
+  Layer.mergeAll(Refunds.Default, AutomationActor.Default, Rules.Default, Flows.Default, Settlements.Default, Checkout.Default, Billing.Default).pipe(
     Layer.provideMerge(Layer.mergeAll(Payouts.Default, Holds.Default, AutomationStore.Default, SettlementConfig.Default)),
     Layer.provideMerge(SubMerchants.Default),
     Layer.provideMerge(Layer.mergeAll(Receiver.Default, Reconciler.Default, Reviews.Default, TransferDispatch.Default, BankDirectory.Default)),
@@ -83,7 +85,7 @@ export const makeServices = <E, R>(provider: Layer.Layer<BankProvider, E, R>) =>
       TransferStore.Default, HoldStore.Default, PayoutCaps.Default
     )),
     Layer.provideMerge(Layer.mergeAll(Tenants.Default, Tokens.Default, provider, BusesLive)),
-    Layer.provideMerge(Layer.mergeAll(KeysLayer, SandboxFaults.Default, CheckoutClock.Default))
+    Layer.provideMerge(Layer.mergeAll(KeysLayer, SandboxFaults.Default, CheckoutClock.Default, BillingClock.Default))
   )
 
 export const ServicesLive = makeServices(SandboxProviderLive)
@@ -91,7 +93,7 @@ export const ServicesLive = makeServices(SandboxProviderLive)
 /** The workers downstream of the reconciler, and the upkeep: what the main thread runs when the reconciler has a thread of its own. */
 export const DownstreamWorkersLive = Layer.mergeAll(
   InboxSweeperLive, OutboxRelayLive, WebhookDispatcherLive, TableStatsKeeperLive, TransferCompleterLive, SandboxReporterLive,
-  AutomationPlannerLive, AutomationActorLive, AutoSettleLive
+  AutomationPlannerLive, AutomationActorLive, AutoSettleLive, BillingClockLive
 )
 
 /** The reconciler alone: what the reconciler's thread runs. */
@@ -100,6 +102,6 @@ export const ReconcilerLive = ReconcilerWorkersLive
 /**
  * The long-running fibers: the reconciler, the inbox sweeper, the outbox relay, webhook dispatch, table statistics, the
  * transfer completer, the sandbox provider's outcome reports, the money rules and payment flows (planner and actor), and
- * auto-settle.
+ * auto-settle, and the billing clock.
  */
 export const WorkersLive = Layer.merge(ReconcilerLive, DownstreamWorkersLive)

@@ -62,6 +62,7 @@ export const PROBLEM_CODES = {
   flow_not_found: 404,
   sub_merchant_not_found: 404,
   checkout_session_not_found: 404,
+  schedule_not_found: 404,
   // 405
   method_not_allowed: 405,
   // 409
@@ -77,6 +78,9 @@ export const PROBLEM_CODES = {
   flag_not_rejectable: 409,
   duplicate_reference: 409,
   settlement_in_progress: 409,
+  schedule_exists: 409,
+  schedule_cancelled: 409,
+  account_not_billable: 409,
   // 413
   payload_too_large: 413,
   // 415

@@ -5,6 +5,7 @@
  */
 
 import { AUTOMATION_DOCS } from "./docs/AutomationDocs.js"
+import { BILLING_DOCS } from "./docs/BillingDocs.js"
 import { CHECKOUT_DOCS } from "./docs/CheckoutDocs.js"
 import { MONEY_OUT_DOCS } from "./docs/MoneyOutDocs.js"
 import { SETTLEMENT_DOCS } from "./docs/SettlementDocs.js"
@@ -17,6 +18,7 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   ...AUTOMATION_DOCS,
   ...SETTLEMENT_DOCS,
   ...CHECKOUT_DOCS,
+  ...BILLING_DOCS,
   "auth.token": doc("Exchange an API key for a bearer token", "credentials", "Send the key's `clientId` and `clientSecret`; the answer's `accessToken` is valid 3600 s and carries the tenant, the key's mode and the API plane. A revoked key gets 401."),
   "health.healthz": doc("Liveness probe", "public", "200 while the process serves HTTP. A failing liveness probe is a reason to restart the process."),
   "health.readyz": doc("Readiness probe", "public", "200 when the database answers and NATS is connected (or the in-process bus is used); otherwise 503 problem+json naming what is unreachable (`database_unavailable` or `bus_unavailable`). Route traffic elsewhere meanwhile: the process recovers on its own."),
@@ -43,14 +45,6 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   "insights.aging": doc("Receivables aging", "later"),
   "insights.forecast": doc("Collections forecast", "later"),
   "insights.customers": doc("Customer insights", "later"),
-  "billing.list": doc("List billing schedules", "later"),
-  "billing.create": doc("Create a billing schedule", "later"),
-  "billing.get": doc("Fetch a billing schedule", "later"),
-  "billing.setNextAmount": doc("Set the next period's amount", "later"),
-  "billing.pause": doc("Pause a billing schedule", "later"),
-  "billing.resume": doc("Resume a billing schedule", "later"),
-  "billing.cancel": doc("Cancel a billing schedule", "later"),
-  "billing.periods": doc("List a schedule's billing periods", "later"),
   "sandbox.simulateDeposit": doc("Simulate an inbound transfer (sandbox)", "apiTest", "Sends a signed sandbox provider webhook for a test virtual account through the real receiver; `reversal: true` reverses the latest completed deposit."),
   "webhookEndpoints.list": doc("List webhook endpoints", "apiOrOwnerAdmin", PAGE + " The page key is `id`; secrets are never shown again."),
   "webhookEndpoints.create": doc("Register a webhook endpoint", "apiOrOwnerAdmin", "A public https URL; a host that does not resolve yet is accepted (addresses are checked again at each delivery, and private or loopback ones refused). The signing secret (`whsec_...`) is shown only in this answer."),

@@ -4,8 +4,9 @@ import * as crypto from "node:crypto"
 import { Api } from "./Api.js"
 import { AuthHandlers, DashboardHandlers, DashboardPublicHandlers } from "./handlers/AuthHandlers.js"
 import {
-  BillingHandlers, CopilotHandlers, InsightsHandlers
+  CopilotHandlers, InsightsHandlers
 } from "./handlers/LaterHandlers.js"
+import { BillingHandlers } from "./handlers/BillingHandlers.js"
 import { CheckoutHandlers, CheckoutPublicHandlers } from "./handlers/CheckoutHandlers.js"
 import { SettingsHandlers, SubMerchantsHandlers } from "./handlers/SettlementHandlers.js"
 import { FlowsHandlers, RulesHandlers } from "./handlers/AutomationHandlers.js"

@@ -129,10 +129,10 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000 })("errors are problem+
   it.effect("an endpoint not built yet answers 501 not_implemented as problem+json", () =>
     Effect.gen(function* () {
       const { token } = yield* tenant
-      const r = yield* call("GET", "/api/v1/billing/schedules", { token })
+      const r = yield* call("GET", "/api/v1/insights", { token })
       expectProblem(r, 501, "not_implemented")
       // Authentication still comes first.
-      expectProblem(yield* call("GET", "/api/v1/billing/schedules"), 401, "missing_token")
+      expectProblem(yield* call("GET", "/api/v1/insights"), 401, "missing_token")
     }))
 
   it.effect("problem documents carry RFC 9457 fields: type, title, status, instance", () =>

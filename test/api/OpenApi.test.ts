@@ -72,6 +72,8 @@ const INTERFACE: ReadonlyArray<readonly [Method, string]> = [
   ["put", "/api/v1/settings/splits"],
   // Sandbox simulator
   ["post", "/api/v1/sandbox/simulate/deposit"],
+  ["get", "/api/v1/sandbox/clock"],
+  ["post", "/api/v1/sandbox/clock/advance"],
   // Outbound webhook endpoints
   ["get", "/api/v1/webhook-endpoints"],
   ["post", "/api/v1/webhook-endpoints"],
@@ -193,7 +195,7 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000 })("the machine-readabl
       }
       expect(doc.paths["/api/v1/transactions/{reference}/review"]!.post.description).toMatch(/Owner or Admin/)
       expect(doc.paths["/api/v1/sandbox/simulate/deposit"]!.post.description).toMatch(/test-mode API key/)
-      expect(doc.paths["/api/v1/billing/schedules"]!.get.summary).toMatch(/^Not built yet \(501\)/)
+      expect(doc.paths["/api/v1/insights"]!.get.summary).toMatch(/^Not built yet \(501\)/)
       expect(doc.paths["/api/v1/sub-merchants"]!.get.summary).not.toMatch(/501/)
       expect(doc.paths["/api/v1/rules"]!.get.summary).not.toMatch(/501/)
     }))

@@ -17,6 +17,7 @@ import { TestDatabaseLive, TestDatabaseUrl } from "./TestDatabase.js"
 import { MoneyOutSettings, type MoneyOutSettingsShape } from "../../services/transfers/Settings.js"
 import { SettlementRunSettings, type SettlementRunSettingsShape } from "../../services/settlement/Settlements.js"
 import { CheckoutSettings, type CheckoutSettingsShape } from "../../services/checkout/Checkout.js"
+import { BillingWorkerSettings, type BillingWorkerSettingsShape } from "../../services/billing/BillingClockWorker.js"
 
 /**
  * Settlement in tests: no auto-settle worker of the app's own (a test that needs one runs `autoSettleLoop` on its
@@ -115,6 +116,8 @@ export const makeTestApp = <E = never, R = never>(
     settlement?: Partial<SettlementRunSettingsShape>
     /** Checkout stream settings over the defaults (heartbeat 15 s, 2,000 streams, 5 per token). */
     checkout?: Partial<CheckoutSettingsShape>
+    /** The billing clock: off by default in tests (a test forks `billingClockLoop` on its TestClock, or calls tick). */
+    billing?: Partial<BillingWorkerSettingsShape>
   } = {}
 ) => {
   const config = testConfig(options.config)
@@ -128,6 +131,7 @@ export const makeTestApp = <E = never, R = never>(
     Layer.provideMerge(Layer.succeed(MoneyOutSettings, { ...TEST_MONEY_OUT, ...options.moneyOut })),
     Layer.provideMerge(Layer.succeed(AutomationSettings, { ...TEST_AUTOMATION, ...options.automation })),
     Layer.provideMerge(Layer.succeed(SettlementRunSettings, { ...TEST_SETTLEMENT, ...options.settlement })),
+    Layer.provideMerge(Layer.succeed(BillingWorkerSettings, { intervalMs: 30_000, worker: false, ...options.billing })),
     Layer.provideMerge(Layer.succeed(CheckoutSettings, { heartbeatMs: 15_000, maxStreams: 2_000, maxStreamsPerToken: 5, ...options.checkout })),
     Layer.provide(Logger.minimumLogLevel(config.logLevel))
   )

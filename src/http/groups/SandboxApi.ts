@@ -4,6 +4,7 @@ import { Forbidden, NotFound } from "../../contract/Problems.js"
 import { PositiveKobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
 import { Body, NonEmpty, Reference } from "../../contract/Schemas.js"
+import { AdvanceSandboxClock, SandboxClock } from "../../contract/Billing.js"
 
 export const ReceiverResult = Schema.Literal("processed", "duplicate", "ignored", "unmatched")
 
@@ -25,5 +26,7 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
       .addError(Forbidden)
       .addError(NotFound)
   )
+  .add(HttpApiEndpoint.get("clock", "/api/v1/sandbox/clock").addSuccess(SandboxClock).addError(Forbidden))
+  .add(HttpApiEndpoint.post("advanceClock", "/api/v1/sandbox/clock/advance").setPayload(AdvanceSandboxClock).addSuccess(SandboxClock).addError(Forbidden))
   .middleware(Authentication)
 {}

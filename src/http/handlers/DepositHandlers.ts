@@ -9,8 +9,9 @@ import { Transactions } from "../../../services/Transactions.js"
 import { VirtualAccounts } from "../../../services/VirtualAccounts.js"
 import { actorOf } from "../../domain/Principal.js"
 import { Api } from "../Api.js"
+import { Billing } from "../../../services/billing/Billing.js"
 import { BadRequest, Forbidden } from "../../contract/Problems.js"
-import { CurrentPrincipal, requireOwnerOrAdmin } from "../Security.js"
+import { CurrentPrincipal, requireApiOrOwnerAdmin, requireOwnerOrAdmin } from "../Security.js"
 import { invalidTextInJson } from "../InputGuard.js"
 
 export const ReceiverHandlers = HttpApiBuilder.group(Api, "receiver", (h) =>
@@ -36,7 +37,11 @@ export const SandboxHandlers = HttpApiBuilder.group(Api, "sandbox", (h) =>
     const tenants = yield* Tenants
     const accounts = yield* VirtualAccounts
     const transactions = yield* Transactions
-    return h.handle("simulateDeposit", ({ payload }) =>
+    const billing = yield* Billing
+    return h
+      .handle("clock", () => Effect.flatMap(CurrentPrincipal, (p) => billing.sandboxTime(p)))
+      .handle("advanceClock", ({ payload }) => Effect.flatMap(requireApiOrOwnerAdmin, (p) => billing.advanceSandbox(p, payload.seconds)))
+      .handle("simulateDeposit", ({ payload }) =>
       Effect.gen(function* () {
         const p = yield* CurrentPrincipal
         if (p.plane !== "api") return yield* new Forbidden({ code: "wrong_plane", message: "The simulator takes a test API key token." })

@@ -8,9 +8,4 @@ export const InsightsHandlers = HttpApiBuilder.group(Api, "insights", (h) =>
   h.handle("overview", notYet("Insights")).handle("aging", notYet("Insights")).handle("forecast", notYet("Insights"))
     .handle("customers", notYet("Insights")))
 
-export const BillingHandlers = HttpApiBuilder.group(Api, "billing", (h) =>
-  h.handle("list", notYet("Recurring billing")).handle("create", notYet("Recurring billing")).handle("get", notYet("Recurring billing"))
-    .handle("setNextAmount", notYet("Recurring billing")).handle("pause", notYet("Recurring billing"))
-    .handle("resume", notYet("Recurring billing")).handle("cancel", notYet("Recurring billing")).handle("periods", notYet("Recurring billing")))
-
 export const CopilotHandlers = HttpApiBuilder.group(Api, "copilot", (h) => h.handle("ask", notYet("The copilot")))

@@ -1,0 +1,385 @@
+import { SqlClient, SqlError } from "@effect/sql"
+import { Clock, Effect, Ref } from "effect"
+import * as crypto from "node:crypto"
+import { BadRequest, Conflict, Forbidden, NotFound } from "../../src/contract/Problems.js"
+import { pageOf } from "../../src/contract/Schemas.js"
+import {
+  type BillingInterval, isoDate, lagosDateOf, type LagosDate, periodCalendar, periodsStartedBy, type PeriodState, periodStates
+} from "../../src/domain/Billing.js"
+import { newId } from "../../src/domain/Ids.js"
+import type { Scope } from "../../src/domain/Mode.js"
+import { paymentStateOf } from "../../src/domain/Reconciliation.js"
+import { Outbox } from "../Outbox.js"
+import { cursorId, limitOf, type PageRequest } from "../Paging.js"
+
+/** The clock billing time runs by (the wall clock; a test swaps in a TestClock with `use`). */
+export class BillingClock extends Effect.Service<BillingClock>()("services/billing/BillingClock", {
+  effect: Effect.map(Ref.make<Clock.Clock>(Clock.make()), (ref) => ({
+    current: Ref.get(ref),
+    use: (clock: Clock.Clock) => Ref.set(ref, clock)
+  }))
+}) {}
+
+export interface ScheduleRow {
+  readonly id: string
+  readonly tenantId: string
+  readonly mode: Scope["mode"]
+  readonly virtualAccountId: string
+  readonly accountRef: string
+  readonly reference: string
+  readonly requestFingerprint: string
+  readonly interval: BillingInterval
+  readonly amountKobo: number
+  readonly nextAmountKobo: number | null
+  readonly dueOffsetDays: number
+  readonly description: string | null
+  readonly status: "Active" | "Paused" | "Cancelled"
+  readonly anchorDate: string
+  readonly nextK: number
+  readonly periodsOpened: number
+  readonly baseKobo: number
+  readonly createdAt: Date
+}
+
+interface PeriodRow {
+  readonly id: string
+  readonly scheduleId: string
+  readonly index: number
+  readonly periodStart: Date
+  readonly periodEnd: Date
+  readonly dueDate: string
+  readonly dueAt: Date
+  readonly overdueAt: Date
+  readonly amountKobo: number
+  readonly cancelled: boolean
+  readonly paidAt: Date | null
+  readonly dueNotified: boolean
+  readonly paidNotified: boolean
+  readonly overdueNotified: boolean
+}
+
+const anchorOf = (s: ScheduleRow): LagosDate => {
+  const [y, m, d] = s.anchorDate.split("-").map(Number) as [number, number, number]
+  return { y, m, d }
+}
+
+const toSchedule = (s: ScheduleRow) => ({
+  id: s.id,
+  accountRef: s.accountRef,
+  interval: s.interval,
+  amountKobo: s.amountKobo,
+  dueOffsetDays: s.dueOffsetDays,
+  description: s.description,
+  reference: s.reference,
+  status: s.status,
+  nextPeriodStart: s.status === "Cancelled" ? null : new Date(periodCalendar(anchorOf(s), s.interval, s.nextK + 1, 0).startMs).toISOString(),
+  nextAmountKobo: s.nextAmountKobo ?? s.amountKobo,
+  createdAt: s.createdAt.toISOString(),
+  mode: s.mode
+})
+
+const toPeriod = (p: PeriodRow, st: PeriodState) => ({
+  id: p.id,
+  scheduleId: p.scheduleId,
+  index: p.index,
+  periodStart: p.periodStart.toISOString(),
+  periodEnd: p.periodEnd.toISOString(),
+  dueDate: p.dueDate,
+  amountKobo: p.amountKobo,
+  paidKobo: st.paidKobo,
+  outstandingKobo: st.outstandingKobo,
+  status: st.status,
+  paidAt: st.status === "Paid" ? p.paidAt?.toISOString() ?? null : null
+})
+
+export type Schedule = ReturnType<typeof toSchedule>
+export type Period = ReturnType<typeof toPeriod>
+
+export interface CreateSchedule {
+  readonly accountRef: string
+  readonly interval: BillingInterval
+  readonly amountKobo: number
+  readonly dueOffsetDays?: number | undefined
+  readonly description?: string | undefined
+  readonly reference: string
+}
+
+const notFound = (id: string) => new NotFound({ code: "schedule_not_found", message: `No billing schedule ${JSON.stringify(id)} in this tenant and mode.` })
+const reused = (reference: string) =>
+  new Conflict({ code: "reference_reused", message: `reference ${JSON.stringify(reference)} already names a schedule with different details.` })
+
+const fingerprintOf = (i: CreateSchedule) =>
+  crypto.createHash("sha256").update(JSON.stringify([i.accountRef, i.interval, i.amountKobo, i.dueOffsetDays ?? 0, i.description ?? null])).digest("hex")
+
+/**
+ * Recurring billing. The service never pulls funds: it opens periods on the Africa/Lagos calendar, adds each period's
+ * amount to the account's expected amount (so the reconciler classifies billed deposits as it always does, and what
+ * was paid pays the oldest period first), and tells the tenant when a period is due, paid or overdue. A period's
+ * paid/outstanding/status are computed on read from the account's amount paid and the billing time; the billing clock
+ * (`tick`) opens periods and sends each event once.
+ */
+export class Billing extends Effect.Service<Billing>()("services/billing/Billing", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const outbox = yield* Outbox
+    const clock = yield* BillingClock
+
+    /** Billing time for a tenant and mode: the billing clock, plus the tenant's sandbox clock in test mode. */
+    const nowFor = (scope: Scope) =>
+      Effect.gen(function* () {
+        const now = yield* (yield* clock.current).currentTimeMillis
+        if (scope.mode === "live") return now
+        const [c] = yield* sql<{ offsetMs: number }>`SELECT offset_ms FROM sandbox_clocks WHERE tenant_id = ${scope.tenantId}`.pipe(Effect.orDie)
+        return now + (c?.offsetMs ?? 0)
+      })
+
+    const selectSchedules = sql`SELECT s.id, s.tenant_id, s.mode, s.virtual_account_id, va.account_ref, s.reference, s.request_fingerprint, s.interval,
+        s.amount_kobo, s.next_amount_kobo, s.due_offset_days, s.description, s.status, s.anchor_date::text AS anchor_date, s.next_k,
+        s.periods_opened, s.base_kobo, s.created_at
+      FROM billing_schedules s JOIN virtual_accounts va ON va.id = s.virtual_account_id`
+
+    const find = (scope: Scope, id: string, lock = false) =>
+      sql<ScheduleRow>`${selectSchedules} WHERE s.tenant_id = ${scope.tenantId} AND s.mode = ${scope.mode} AND s.id = ${id}
+        ${lock ? sql`FOR UPDATE OF s` : sql``}`.pipe(Effect.map((r) => r[0]), Effect.orDie)
+
+    const findOrFail = (scope: Scope, id: string) =>
+      Effect.flatMap(find(scope, id), (s) => (s ? Effect.succeed(s) : Effect.fail(notFound(id))))
+
+    const periodsOf = (scheduleId: string) =>
+      sql<PeriodRow>`SELECT id, schedule_id, index, period_start, period_end, due_date::text AS due_date, due_at, overdue_at, amount_kobo, cancelled,
+          paid_at, due_notified, paid_notified, overdue_notified
+        FROM billing_periods WHERE schedule_id = ${scheduleId} ORDER BY index`.pipe(Effect.orDie)
+
+    const amountPaidOf = (virtualAccountId: string, lock: boolean) =>
+      sql<{ expectedAmountKobo: number | null; amountPaidKobo: number }>`SELECT expected_amount_kobo, amount_paid_kobo FROM virtual_accounts
+        WHERE id = ${virtualAccountId} ${lock ? sql`FOR UPDATE` : sql``}`.pipe(Effect.map((r) => r[0]!), Effect.orDie)
+
+    /** The schedule's periods, oldest first, with their states now. */
+    const statesOf = (s: ScheduleRow, nowMs: number, lock = false) =>
+      Effect.gen(function* () {
+        const account = yield* amountPaidOf(s.virtualAccountId, lock)
+        const periods = yield* periodsOf(s.id)
+        const states = periodStates(
+          periods.map((p) => ({ amountKobo: p.amountKobo, cancelled: p.cancelled, dueAtMs: p.dueAt.getTime(), overdueAtMs: p.overdueAt.getTime() })),
+          s.baseKobo, account.amountPaidKobo, nowMs
+        )
+        return periods.map((p, i) => ({ row: p, state: states[i]! }))
+      })
+
+    const stage = (s: ScheduleRow, type: string, period: Period) =>
+      outbox.stage([{ tenantId: s.tenantId, mode: s.mode, type, subjectKey: s.accountRef, data: { scheduleId: s.id, reference: s.reference, accountRef: s.accountRef, period } }])
+
+    /**
+     * One schedule brought up to billing time `nowMs`, in the caller's transaction with the account row and the
+     * schedule row locked (in that order): an Active schedule opens every period that has started (each adding its
+     * amount to the account's expected amount), then each period's event goes out once it applies: `due`, `overdue`
+     * (a clock that jumped past both sends both, in order), `paid`.
+     */
+    const syncLocked = (s0: ScheduleRow, nowMs: number) =>
+      Effect.gen(function* () {
+        let s = s0
+        if (s.status === "Active") {
+          const anchor = anchorOf(s)
+          while (periodCalendar(anchor, s.interval, s.nextK + 1, s.dueOffsetDays).startMs <= nowMs) {
+            const cal = periodCalendar(anchor, s.interval, s.nextK + 1, s.dueOffsetDays)
+            const amount = s.nextAmountKobo ?? s.amountKobo
+            yield* sql`INSERT INTO billing_periods (id, schedule_id, index, period_start, period_end, due_date, due_at, overdue_at, amount_kobo)
+              VALUES (${newId("bp")}, ${s.id}, ${s.periodsOpened + 1}, ${new Date(cal.startMs)}, ${new Date(cal.endMs)}, ${isoDate(cal.dueDate)}::date,
+                ${new Date(cal.dueAtMs)}, ${new Date(cal.overdueAtMs)}, ${amount})`
+            yield* sql`UPDATE virtual_accounts SET expected_amount_kobo = COALESCE(expected_amount_kobo, ${s.baseKobo}) + ${amount} WHERE id = ${s.virtualAccountId}`
+            yield* sql`UPDATE billing_schedules SET next_k = next_k + 1, periods_opened = periods_opened + 1, next_amount_kobo = NULL WHERE id = ${s.id}`
+            s = { ...s, nextK: s.nextK + 1, periodsOpened: s.periodsOpened + 1, nextAmountKobo: null }
+          }
+        }
+        for (const { row, state } of yield* statesOf(s, nowMs)) {
+          if (row.cancelled) continue
+          const wire = (paidAt: Date | null) => toPeriod({ ...row, paidAt }, state)
+          if (state.status === "Paid") {
+            if (row.paidAt === null) yield* sql`UPDATE billing_periods SET paid_at = ${new Date(nowMs)} WHERE id = ${row.id}`
+            if (!row.paidNotified) {
+              yield* sql`UPDATE billing_periods SET paid_notified = true WHERE id = ${row.id}`
+              yield* stage(s, "billing.period.paid", wire(row.paidAt ?? new Date(nowMs)))
+            }
+            continue
+          }
+          if (row.paidAt !== null) yield* sql`UPDATE billing_periods SET paid_at = NULL WHERE id = ${row.id}`
+          if ((state.status === "Due" || state.status === "Overdue") && !row.dueNotified) {
+            yield* sql`UPDATE billing_periods SET due_notified = true WHERE id = ${row.id}`
+            yield* stage(s, "billing.period.due", wire(null))
+          }
+          if (state.status === "Overdue" && !row.overdueNotified) {
+            yield* sql`UPDATE billing_periods SET overdue_notified = true WHERE id = ${row.id}`
+            yield* stage(s, "billing.period.overdue", wire(null))
+          }
+        }
+        return s
+      })
+
+    /** Locks the account row, then the schedule row (the lock order of every step that moves the account's figures). */
+    const lockSchedule = (scope: Scope, id: string) =>
+      Effect.gen(function* () {
+        const seen = yield* findOrFail(scope, id)
+        yield* amountPaidOf(seen.virtualAccountId, true)
+        return (yield* find(scope, id, true))!
+      })
+
+    const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError>, R> =>
+      sql.withTransaction(effect).pipe(Effect.catchIf((e): e is SqlError.SqlError => e instanceof SqlError.SqlError, Effect.die)) as never
+
+    const create = Effect.fn("Billing.create")(function* (scope: Scope, input: CreateSchedule, actor: string) {
+      const fingerprint = fingerprintOf(input)
+      return yield* inTransaction(Effect.gen(function* () {
+        const [va] = yield* sql<{ id: string; expectedAmountKobo: number | null; amountPaidKobo: number }>`SELECT id, expected_amount_kobo, amount_paid_kobo
+          FROM virtual_accounts WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND account_ref = ${input.accountRef} AND status = 'Active'
+          FOR UPDATE`
+        if (!va) return yield* new NotFound({ code: "virtual_account_not_found", message: `No virtual account ${JSON.stringify(input.accountRef)} in this tenant and mode.` })
+        const [same] = yield* sql<{ id: string; requestFingerprint: string }>`SELECT id, request_fingerprint FROM billing_schedules
+          WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = ${input.reference}`
+        if (same) {
+          if (same.requestFingerprint !== fingerprint) return yield* reused(input.reference)
+          return { created: false, schedule: toSchedule((yield* find(scope, same.id))!) }
+        }
+        const [live] = yield* sql<{ id: string }>`SELECT id FROM billing_schedules WHERE virtual_account_id = ${va.id} AND status IN ('Active', 'Paused')`
+        if (live) {
+          return yield* new Conflict({ code: "schedule_exists", message: `Account ${JSON.stringify(input.accountRef)} already has an active or paused schedule (${live.id}); cancel it first.` })
+        }
+        const state = paymentStateOf(va)
+        if (state !== "Open" && state !== "FullyPaid") {
+          return yield* new Conflict({
+            code: "account_not_billable",
+            message: `Account ${JSON.stringify(input.accountRef)} is ${state}: a schedule starts on an account that is open or fully paid, so its periods' payments are told apart from what it owed before.`
+          })
+        }
+        const nowMs = yield* nowFor(scope)
+        const id = newId("bs")
+        yield* sql`INSERT INTO billing_schedules (id, tenant_id, mode, virtual_account_id, reference, request_fingerprint, interval, amount_kobo,
+            due_offset_days, description, status, anchor_date, next_k, base_kobo, created_by)
+          VALUES (${id}, ${scope.tenantId}, ${scope.mode}, ${va.id}, ${input.reference}, ${fingerprint}, ${input.interval}, ${input.amountKobo},
+            ${input.dueOffsetDays ?? 0}, ${input.description ?? null}, 'Active', ${isoDate(lagosDateOf(nowMs))}::date, 0,
+            ${va.expectedAmountKobo ?? va.amountPaidKobo}, ${actor})`
+        const s = yield* syncLocked((yield* find(scope, id, true))!, nowMs)
+        return { created: true, schedule: toSchedule((yield* find(scope, s.id))!) }
+      }))
+    })
+
+    const get = Effect.fn("Billing.get")(function* (scope: Scope, id: string) {
+      return toSchedule(yield* findOrFail(scope, id))
+    })
+
+    const list = Effect.fn("Billing.list")(function* (scope: Scope, page: PageRequest) {
+      const after = yield* cursorId(page, "id", (id) =>
+        sql<{ id: string }>`SELECT id FROM billing_schedules WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND id = ${id}`)
+      const limit = limitOf(page)
+      const rows = yield* sql<ScheduleRow>`${selectSchedules} WHERE s.tenant_id = ${scope.tenantId} AND s.mode = ${scope.mode}
+        ${after === undefined ? sql`` : sql`AND (s.created_at, s.id) < (SELECT created_at, id FROM billing_schedules WHERE id = ${after})`}
+        ORDER BY s.created_at DESC, s.id DESC LIMIT ${limit}`.pipe(Effect.orDie)
+      return pageOf(rows.map(toSchedule), limit - 1)
+    })
+
+    /** Most recent first. */
+    const periods = Effect.fn("Billing.periods")(function* (scope: Scope, id: string, page: PageRequest) {
+      const s = yield* findOrFail(scope, id)
+      const all = yield* statesOf(s, yield* nowFor(scope))
+      const newest = all.map(({ row, state }) => toPeriod(row, state)).reverse()
+      const start = page.startingAfter === undefined ? 0 : newest.findIndex((p) => p.id === page.startingAfter) + 1
+      if (page.startingAfter !== undefined && start === 0) {
+        return yield* new BadRequest({ code: "unknown_starting_after", message: `startingAfter ${JSON.stringify(page.startingAfter)} is not the id of a period of this schedule.` })
+      }
+      const limit = limitOf(page)
+      return pageOf(newest.slice(start, start + limit), limit - 1)
+    })
+
+    const cancelled = (id: string) => new Conflict({ code: "schedule_cancelled", message: `Schedule ${id} is cancelled: that is permanent. Create a new one.` })
+
+    const setNextAmount = Effect.fn("Billing.setNextAmount")(function* (scope: Scope, id: string, amountKobo: number) {
+      return yield* inTransaction(Effect.gen(function* () {
+        const s = yield* lockSchedule(scope, id)
+        if (s.status === "Cancelled") return yield* cancelled(id)
+        yield* sql`UPDATE billing_schedules SET next_amount_kobo = ${amountKobo} WHERE id = ${id}`
+        return toSchedule((yield* find(scope, id))!)
+      }))
+    })
+
+    const pause = Effect.fn("Billing.pause")(function* (scope: Scope, id: string) {
+      return yield* inTransaction(Effect.gen(function* () {
+        const s = yield* lockSchedule(scope, id)
+        if (s.status === "Cancelled") return yield* cancelled(id)
+        if (s.status === "Active") {
+          // What is due up to now is opened first: a pause stops what comes next, not what already started.
+          yield* syncLocked(s, yield* nowFor(scope))
+          yield* sql`UPDATE billing_schedules SET status = 'Paused' WHERE id = ${id}`
+        }
+        return toSchedule((yield* find(scope, id))!)
+      }))
+    })
+
+    /** Resumes at the next period boundary after now: the periods that started while paused are never opened. */
+    const resume = Effect.fn("Billing.resume")(function* (scope: Scope, id: string) {
+      return yield* inTransaction(Effect.gen(function* () {
+        const s = yield* lockSchedule(scope, id)
+        if (s.status === "Cancelled") return yield* cancelled(id)
+        if (s.status === "Paused") {
+          const nextK = Math.max(s.nextK, periodsStartedBy(anchorOf(s), s.interval, yield* nowFor(scope)))
+          yield* sql`UPDATE billing_schedules SET status = 'Active', next_k = ${nextK} WHERE id = ${id}`
+        }
+        return toSchedule((yield* find(scope, id))!)
+      }))
+    })
+
+    /** Cancels for good: unpaid periods are cancelled and what they still expected leaves the account's expected amount. */
+    const cancel = Effect.fn("Billing.cancel")(function* (scope: Scope, id: string) {
+      return yield* inTransaction(Effect.gen(function* () {
+        const s = yield* lockSchedule(scope, id)
+        if (s.status === "Cancelled") return toSchedule(s)
+        let removed = 0
+        for (const { row, state } of yield* statesOf(s, yield* nowFor(scope))) {
+          if (row.cancelled || state.outstandingKobo === 0) continue
+          removed += state.outstandingKobo
+          yield* sql`UPDATE billing_periods SET cancelled = true, amount_kobo = ${state.paidKobo} WHERE id = ${row.id}`
+        }
+        if (removed > 0) yield* sql`UPDATE virtual_accounts SET expected_amount_kobo = expected_amount_kobo - ${removed} WHERE id = ${s.virtualAccountId}`
+        yield* sql`UPDATE billing_schedules SET status = 'Cancelled', cancelled_at = now() WHERE id = ${id}`
+        return toSchedule((yield* find(scope, id))!)
+      }))
+    })
+
+    /**
+     * One pass of the billing clock: every schedule that is not cancelled, brought up to its tenant's billing time,
+     * each in a transaction of its own (account row, then schedule row locked: two workers never open a period twice
+     * or send an event twice). Returns how many schedules it looked at.
+     */
+    const tick = Effect.fn("Billing.tick")(function* () {
+      const due = yield* sql<{ id: string; tenantId: string; mode: Scope["mode"] }>`SELECT id, tenant_id, mode FROM billing_schedules
+        WHERE status <> 'Cancelled' ORDER BY id`.pipe(Effect.orDie)
+      for (const d of due) {
+        const scope: Scope = { tenantId: d.tenantId, mode: d.mode }
+        yield* inTransaction(Effect.gen(function* () {
+          const s = yield* lockSchedule(scope, d.id)
+          if (s.status !== "Cancelled") yield* syncLocked(s, yield* nowFor(scope))
+        })).pipe(Effect.catchAllCause((cause) => Effect.logError(`billing: schedule ${d.id} could not be brought up to time`, cause)))
+      }
+      return due.length
+    })
+
+    /** The sandbox clock (test mode only): moves the tenant's billing time forward by `seconds`. */
+    const advanceSandbox = Effect.fn("Billing.advanceSandbox")(function* (scope: Scope, seconds: number) {
+      if (scope.mode !== "test") {
+        return yield* new Forbidden({ code: "live_key_not_allowed", message: "The sandbox clock is test mode's: live mode always runs on real time." })
+      }
+      yield* sql`INSERT INTO sandbox_clocks (tenant_id, offset_ms) VALUES (${scope.tenantId}, ${seconds * 1000})
+        ON CONFLICT (tenant_id) DO UPDATE SET offset_ms = sandbox_clocks.offset_ms + ${seconds * 1000}, updated_at = now()`.pipe(Effect.orDie)
+      return yield* sandboxTime(scope)
+    })
+
+    const sandboxTime = Effect.fn("Billing.sandboxTime")(function* (scope: Scope) {
+      if (scope.mode !== "test") {
+        return yield* new Forbidden({ code: "live_key_not_allowed", message: "The sandbox clock is test mode's: live mode always runs on real time." })
+      }
+      const now = yield* nowFor(scope)
+      const real = yield* (yield* clock.current).currentTimeMillis
+      return { now: new Date(now).toISOString(), offsetSeconds: Math.round((now - real) / 1000), mode: scope.mode }
+    })
+
+    return { create, get, list, periods, setNextAmount, pause, resume, cancel, tick, advanceSandbox, sandboxTime, nowFor } as const
+  })
+}) {}

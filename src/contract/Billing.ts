@@ -1,0 +1,53 @@
+import { Schema } from "effect"
+import { BILLING_INTERVALS, DUE_OFFSET_MAX_DAYS } from "../domain/Billing.js"
+import { PositiveKobo } from "../domain/Money.js"
+import { Body, CaseInsensitiveLiteral, ModeSchema, Reference } from "./Schemas.js"
+
+// Recurring billing on the wire (DESIGN.md "Wire shapes for billing, checkout, insights and the copilot").
+
+export const CreateSchedule = Body({
+  accountRef: Reference("accountRef", 64),
+  interval: CaseInsensitiveLiteral("interval", BILLING_INTERVALS),
+  amountKobo: PositiveKobo,
+  dueOffsetDays: Schema.optional(Schema.Int.annotations({ message: () => `dueOffsetDays must be an integer from 0 to ${DUE_OFFSET_MAX_DAYS}` }).pipe(
+    Schema.between(0, DUE_OFFSET_MAX_DAYS, { message: () => `dueOffsetDays must be an integer from 0 to ${DUE_OFFSET_MAX_DAYS}` })
+  )),
+  description: Schema.optional(Schema.String.pipe(Schema.maxLength(200, { message: () => "description must be at most 200 characters" }))),
+  reference: Reference("reference", 64)
+}).annotations({ identifier: "CreateSchedule" })
+
+export const Schedule = Schema.Struct({
+  id: Schema.String,
+  accountRef: Schema.String,
+  interval: Schema.Literal(...BILLING_INTERVALS),
+  amountKobo: Schema.Int,
+  dueOffsetDays: Schema.Int,
+  description: Schema.NullOr(Schema.String),
+  reference: Schema.String,
+  status: Schema.Literal("Active", "Paused", "Cancelled"),
+  nextPeriodStart: Schema.NullOr(Schema.String),
+  nextAmountKobo: Schema.Int,
+  createdAt: Schema.String,
+  mode: ModeSchema
+}).annotations({ identifier: "BillingSchedule" })
+
+export const Period = Schema.Struct({
+  id: Schema.String,
+  scheduleId: Schema.String,
+  index: Schema.Int,
+  periodStart: Schema.String,
+  periodEnd: Schema.String,
+  dueDate: Schema.String,
+  amountKobo: Schema.Int,
+  paidKobo: Schema.Int,
+  outstandingKobo: Schema.Int,
+  status: Schema.Literal("Open", "Due", "Paid", "Overdue", "Cancelled"),
+  paidAt: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "BillingPeriod" })
+
+export const SandboxClock = Schema.Struct({ now: Schema.String, offsetSeconds: Schema.Int, mode: ModeSchema }).annotations({ identifier: "SandboxClock" })
+export const AdvanceSandboxClock = Body({
+  seconds: Schema.Int.annotations({ message: () => "seconds must be an integer from 1 to 31622400 (a year)" }).pipe(
+    Schema.between(1, 31_622_400, { message: () => "seconds must be an integer from 1 to 31622400 (a year)" })
+  )
+}).annotations({ identifier: "AdvanceSandboxClock" })
