@@ -25,7 +25,7 @@
  * --service-env K=V (repeatable; e.g. DB_POOL_SIZE=20), --node-flag F (repeatable: a flag for the service's node, e.g.
  * --node-flag=--trace-gc with --service-output), --keep-db (keep the service database for inspection),
  * --service-output (copy the service's log lines to stderr), --split-roles (run the service as two processes,
- * SERVICE_ROLE=api and SERVICE_ROLE=worker; CPU, RSS and profiles then cover both), --automation light|heavy|none (the
+ * SERVICE_ROLE=api and SERVICE_ROLE=worker; CPU, RSS and profiles then cover both), --billing-share F (default 0.1: every tenth account is billed by a Monthly schedule; 0 for none), --automation light|heavy|none (the
  * money rule and payment flow configured on the bench tenant, so their consumers are on the measured path; default
  * light: see setUpTenant).
  */
@@ -72,6 +72,8 @@ interface Options {
   readonly serviceOutput: boolean
   readonly splitRoles: boolean
   readonly automation: "light" | "heavy" | "none"
+  /** The share of accounts billed by a Monthly schedule of their expected amount (0 to 1; default 0.1). */
+  readonly billingShare: number
 }
 
 const NATS_URL = process.env.TEST_NATS_URL ?? "127.0.0.1:4222"
@@ -86,7 +88,7 @@ const automationOf = (raw: string | undefined): Options["automation"] => {
 
 const parseArgs = (argv: ReadonlyArray<string>): Options => {
   const { values, flags, num, env } = parseBenchArgs(argv, {
-    values: ["automation", "deposits", "accounts", "concurrency", "duplicates", "pgbench-seconds", "drain-seconds", "setup-concurrency", "cpu-prof-dir", "service-env", "node-flag"],
+    values: ["automation", "billing-share", "deposits", "accounts", "concurrency", "duplicates", "pgbench-seconds", "drain-seconds", "setup-concurrency", "cpu-prof-dir", "service-env", "node-flag"],
     flags: ["keep-db", "service-output", "split-roles"]
   })
   const serviceEnv = env("service-env")
@@ -105,7 +107,8 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     keepDb: flags.has("keep-db"),
     serviceOutput: flags.has("service-output"),
     splitRoles: flags.has("split-roles"),
-    automation: automationOf(values.get("automation")?.at(-1))
+    automation: automationOf(values.get("automation")?.at(-1)),
+    billingShare: num("billing-share", 0.1, (n) => n >= 0 && n <= 1)
   }
 }
 
@@ -395,14 +398,22 @@ const setUpTenant = async (baseUrl: string, opts: Options) => {
   const started = Date.now()
   const accounts = await boundedMap(Array.from({ length: opts.accounts }, (_, i) => i), opts.setupConcurrency, async (i) => {
     const c = customer(i)
+    // A billed account is opened without an expected amount; its Monthly schedule of the same amount opens the first
+    // period at once, so it expects what the others do and its deposits are classified alike.
+    const billed = i % Math.round(1 / opts.billingShare) === 0 && opts.billingShare > 0
     const body = expectStatus(
       `account ${i}`,
-      await http(baseUrl, "POST", "/api/v1/virtual-accounts", { token: token.accessToken, json: { accountRef: `bench-${i}`, name: c.name, expectedAmountKobo: EXPECTED_KOBO } }),
+      await http(baseUrl, "POST", "/api/v1/virtual-accounts", { token: token.accessToken, json: { accountRef: `bench-${i}`, name: c.name, ...(billed ? {} : { expectedAmountKobo: EXPECTED_KOBO }) } }),
       201
     )
+    if (billed) {
+      expectStatus(`schedule ${i}`, await http(baseUrl, "POST", "/api/v1/billing/schedules", {
+        token: token.accessToken, json: { accountRef: `bench-${i}`, interval: "Monthly", amountKobo: EXPECTED_KOBO, dueOffsetDays: 7, reference: `bench-${i}` }
+      }), 201)
+    }
     return { nuban: body.nuban as string, ...c }
   })
-  log(`tenant ${signup.tenantId as string} with ${accounts.length} accounts in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  log(`tenant ${signup.tenantId as string} with ${accounts.length} accounts (${opts.billingShare > 0 ? Math.ceil(accounts.length / Math.round(1 / opts.billingShare)) : 0} billed monthly) in ${((Date.now() - started) / 1000).toFixed(1)} s`)
   if (opts.automation !== "none") {
     // One money rule and one payment flow, so their consumers (planner and actor) are on the measured path.
     // light: they judge every deposit and fire for the risky ones (the bench's payers match their customers, so
