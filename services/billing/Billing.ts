@@ -252,11 +252,14 @@ export class Billing extends Effect.Service<Billing>()("services/billing/Billing
         }
         const nowMs = yield* nowFor(scope)
         const id = newId("bs")
-        yield* sql`INSERT INTO billing_schedules (id, tenant_id, mode, virtual_account_id, reference, request_fingerprint, interval, amount_kobo,
+        const inserted = yield* sql`INSERT INTO billing_schedules (id, tenant_id, mode, virtual_account_id, reference, request_fingerprint, interval, amount_kobo,
             due_offset_days, description, status, anchor_date, next_k, base_kobo, created_by)
           VALUES (${id}, ${scope.tenantId}, ${scope.mode}, ${va.id}, ${input.reference}, ${fingerprint}, ${input.interval}, ${input.amountKobo},
             ${input.dueOffsetDays ?? 0}, ${input.description ?? null}, 'Active', ${isoDate(lagosDateOf(nowMs))}::date, 0,
-            ${va.expectedAmountKobo ?? va.amountPaidKobo}, ${actor})`
+            ${va.expectedAmountKobo ?? va.amountPaidKobo}, ${actor})
+          ON CONFLICT (tenant_id, mode, reference) DO NOTHING RETURNING id`
+        // The same reference taken meanwhile for another account (this account's row lock does not cover that).
+        if (inserted.length === 0) return yield* reused(input.reference)
         const s = yield* syncLocked((yield* find(scope, id, true))!, nowMs)
         return { created: true, schedule: toSchedule((yield* find(scope, s.id))!) }
       }))
