@@ -340,7 +340,9 @@ export class Billing extends Effect.Service<Billing>()("services/billing/Billing
           removed += state.outstandingKobo
           yield* sql`UPDATE billing_periods SET cancelled = true, amount_kobo = ${state.paidKobo} WHERE id = ${row.id}`
         }
-        if (removed > 0) yield* sql`UPDATE virtual_accounts SET expected_amount_kobo = expected_amount_kobo - ${removed} WHERE id = ${s.virtualAccountId}`
+        // Back to 0 only when the account expected nothing before the schedule (base 0) and nothing of it was paid: it is
+        // open again (NULL), as it was; an expected amount of 0 is no state of an account (paymentStateOf refuses it).
+        if (removed > 0) yield* sql`UPDATE virtual_accounts SET expected_amount_kobo = NULLIF(expected_amount_kobo - ${removed}, 0) WHERE id = ${s.virtualAccountId}`
         yield* sql`UPDATE billing_schedules SET status = 'Cancelled', cancelled_at = now() WHERE id = ${id}`
         return toSchedule((yield* find(scope, id))!)
       }))
