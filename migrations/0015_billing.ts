@@ -5,7 +5,8 @@ import { Effect } from "effect"
  * Recurring billing (src/domain/Billing.ts has the calendar and the period states; services/billing/ applies them):
  * - `billing_schedules`: one per (tenant, mode, reference); at most one Active or Paused per account (the partial
  *   unique index). `anchor_date` is the Lagos date periods count from, `next_k` the calendar index (0-based) of the next
- *   period to open, `base_kobo` what the account held when the schedule began (what its periods' payments count from).
+ *   period to open (`next_start_at` its start, so the billing clock finds due work without locking anything),
+ *   `base_kobo` what the account held when the schedule began (what its periods' payments count from).
  * - `billing_periods`: one per opened period, unique per (schedule, index), with its calendar and what it expects
  *   (`amount_kobo`; after a cancel, what it had been paid). Its paid/outstanding/status are computed from the account's
  *   `amount_paid_kobo` on read; the `*_notified` flags make each event go out once.
@@ -29,6 +30,7 @@ export default Effect.gen(function* () {
       status text NOT NULL CHECK (status IN ('Active', 'Paused', 'Cancelled')),
       anchor_date date NOT NULL,
       next_k integer NOT NULL CHECK (next_k >= 0),
+      next_start_at timestamptz NOT NULL,
       periods_opened integer NOT NULL DEFAULT 0,
       base_kobo bigint NOT NULL CHECK (base_kobo >= 0),
       created_by text NOT NULL,

@@ -4,7 +4,7 @@ import * as crypto from "node:crypto"
 import { BadRequest, Conflict, Forbidden, NotFound } from "../../src/contract/Problems.js"
 import { pageOf } from "../../src/contract/Schemas.js"
 import {
-  type BillingInterval, isoDate, lagosDateOf, type LagosDate, periodCalendar, periodsStartedBy, type PeriodState, periodStates
+  type BillingInterval, isoDate, lagosDateOf, type LagosDate, lagosMidnight, periodCalendar, periodsStartedBy, type PeriodState, periodStates
 } from "../../src/domain/Billing.js"
 import { newId } from "../../src/domain/Ids.js"
 import type { Scope } from "../../src/domain/Mode.js"
@@ -62,6 +62,9 @@ const anchorOf = (s: ScheduleRow): LagosDate => {
   const [y, m, d] = s.anchorDate.split("-").map(Number) as [number, number, number]
   return { y, m, d }
 }
+
+/** When the `k`-th period (0-based) of a schedule starts. */
+const startOf = (s: Pick<ScheduleRow, "anchorDate" | "interval">, k: number) => new Date(periodCalendar(anchorOf(s as ScheduleRow), s.interval, k + 1, 0).startMs)
 
 const toSchedule = (s: ScheduleRow) => ({
   id: s.id,
@@ -187,7 +190,8 @@ export class Billing extends Effect.Service<Billing>()("services/billing/Billing
               VALUES (${newId("bp")}, ${s.id}, ${s.periodsOpened + 1}, ${new Date(cal.startMs)}, ${new Date(cal.endMs)}, ${isoDate(cal.dueDate)}::date,
                 ${new Date(cal.dueAtMs)}, ${new Date(cal.overdueAtMs)}, ${amount})`
             yield* sql`UPDATE virtual_accounts SET expected_amount_kobo = COALESCE(expected_amount_kobo, ${s.baseKobo}) + ${amount} WHERE id = ${s.virtualAccountId}`
-            yield* sql`UPDATE billing_schedules SET next_k = next_k + 1, periods_opened = periods_opened + 1, next_amount_kobo = NULL WHERE id = ${s.id}`
+            yield* sql`UPDATE billing_schedules SET next_k = next_k + 1, next_start_at = ${startOf(s, s.nextK + 1)}, periods_opened = periods_opened + 1,
+              next_amount_kobo = NULL WHERE id = ${s.id}`
             s = { ...s, nextK: s.nextK + 1, periodsOpened: s.periodsOpened + 1, nextAmountKobo: null }
           }
         }
@@ -253,9 +257,10 @@ export class Billing extends Effect.Service<Billing>()("services/billing/Billing
         const nowMs = yield* nowFor(scope)
         const id = newId("bs")
         const inserted = yield* sql`INSERT INTO billing_schedules (id, tenant_id, mode, virtual_account_id, reference, request_fingerprint, interval, amount_kobo,
-            due_offset_days, description, status, anchor_date, next_k, base_kobo, created_by)
+            due_offset_days, description, status, anchor_date, next_k, next_start_at, base_kobo, created_by)
           VALUES (${id}, ${scope.tenantId}, ${scope.mode}, ${va.id}, ${input.reference}, ${fingerprint}, ${input.interval}, ${input.amountKobo},
             ${input.dueOffsetDays ?? 0}, ${input.description ?? null}, 'Active', ${isoDate(lagosDateOf(nowMs))}::date, 0,
+            ${new Date(lagosMidnight(lagosDateOf(nowMs)))},
             ${va.expectedAmountKobo ?? va.amountPaidKobo}, ${actor})
           ON CONFLICT (tenant_id, mode, reference) DO NOTHING RETURNING id`
         // The same reference taken meanwhile for another account (this account's row lock does not cover that).
@@ -323,7 +328,7 @@ export class Billing extends Effect.Service<Billing>()("services/billing/Billing
         if (s.status === "Cancelled") return yield* cancelled(id)
         if (s.status === "Paused") {
           const nextK = Math.max(s.nextK, periodsStartedBy(anchorOf(s), s.interval, yield* nowFor(scope)))
-          yield* sql`UPDATE billing_schedules SET status = 'Active', next_k = ${nextK} WHERE id = ${id}`
+          yield* sql`UPDATE billing_schedules SET status = 'Active', next_k = ${nextK}, next_start_at = ${startOf(s, nextK)} WHERE id = ${id}`
         }
         return toSchedule((yield* find(scope, id))!)
       }))
@@ -349,13 +354,39 @@ export class Billing extends Effect.Service<Billing>()("services/billing/Billing
     })
 
     /**
-     * One pass of the billing clock: every schedule that is not cancelled, brought up to its tenant's billing time,
-     * each in a transaction of its own (account row, then schedule row locked: two workers never open a period twice
-     * or send an event twice). Returns how many schedules it looked at.
+     * The schedules with something to do at their tenant's billing time (`nowMs` plus the sandbox offset in test mode),
+     * found without locking anything: an Active schedule whose next period has started, or a period whose paid state or
+     * pending event moved (paid iff what the account was paid covers the periods up to it: `base + running sum`).
+     */
+    const dueWork = (nowMs: number) =>
+      sql<{ id: string; tenantId: string; mode: Scope["mode"] }>`
+        WITH t AS (
+          SELECT s.id, s.tenant_id, s.mode, s.status, s.next_start_at, s.base_kobo, s.virtual_account_id,
+            to_timestamp((${nowMs}::bigint + CASE WHEN s.mode = 'test' THEN COALESCE(c.offset_ms, 0) ELSE 0 END) / 1000.0) AS billing_now
+          FROM billing_schedules s LEFT JOIN sandbox_clocks c ON c.tenant_id = s.tenant_id
+          WHERE s.status <> 'Cancelled'
+        ), p AS (
+          SELECT t.id, t.tenant_id, t.mode, t.billing_now, p.cancelled, p.due_at, p.overdue_at, p.due_notified, p.paid_notified,
+            p.overdue_notified, p.paid_at, va.amount_paid_kobo,
+            t.base_kobo + sum(p.amount_kobo) OVER (PARTITION BY p.schedule_id ORDER BY p.index) AS covered_at
+          FROM t JOIN billing_periods p ON p.schedule_id = t.id JOIN virtual_accounts va ON va.id = t.virtual_account_id
+        )
+        SELECT id, tenant_id, mode FROM t WHERE status = 'Active' AND next_start_at <= billing_now
+        UNION
+        SELECT id, tenant_id, mode FROM p WHERE NOT cancelled AND (
+          (amount_paid_kobo >= covered_at AND (NOT paid_notified OR paid_at IS NULL))
+          OR (amount_paid_kobo < covered_at AND (paid_at IS NOT NULL OR (due_at <= billing_now AND NOT due_notified)
+            OR (overdue_at <= billing_now AND NOT overdue_notified))))
+        ORDER BY id`.pipe(Effect.orDie)
+
+    /**
+     * One pass of the billing clock: each schedule with something to do (`dueWork`) brought up to its tenant's billing
+     * time in a transaction of its own (account row, then schedule row locked: two workers never open a period twice or
+     * send an event twice). A schedule with nothing to do is not locked, so a pass costs the deposit path nothing.
+     * Returns how many schedules it brought up to time.
      */
     const tick = Effect.fn("Billing.tick")(function* () {
-      const due = yield* sql<{ id: string; tenantId: string; mode: Scope["mode"] }>`SELECT id, tenant_id, mode FROM billing_schedules
-        WHERE status <> 'Cancelled' ORDER BY id`.pipe(Effect.orDie)
+      const due = yield* dueWork(yield* (yield* clock.current).currentTimeMillis)
       for (const d of due) {
         const scope: Scope = { tenantId: d.tenantId, mode: d.mode }
         yield* inTransaction(Effect.gen(function* () {
