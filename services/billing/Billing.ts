@@ -1,5 +1,5 @@
 import { SqlClient, SqlError } from "@effect/sql"
-import { Clock, Effect, Ref } from "effect"
+import { Effect } from "effect"
 import * as crypto from "node:crypto"
 import { BadRequest, Conflict, Forbidden, NotFound } from "../../src/contract/Problems.js"
 import { pageOf } from "../../src/contract/Schemas.js"
@@ -10,14 +10,12 @@ import { newId } from "../../src/domain/Ids.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { paymentStateOf } from "../../src/domain/Reconciliation.js"
 import { Outbox } from "../Outbox.js"
+import { makeSwappableClock } from "../Passes.js"
 import { cursorId, limitOf, type PageRequest } from "../Paging.js"
 
 /** The clock billing time runs by (the wall clock; a test swaps in a TestClock with `use`). */
 export class BillingClock extends Effect.Service<BillingClock>()("services/billing/BillingClock", {
-  effect: Effect.map(Ref.make<Clock.Clock>(Clock.make()), (ref) => ({
-    current: Ref.get(ref),
-    use: (clock: Clock.Clock) => Ref.set(ref, clock)
-  }))
+  effect: makeSwappableClock
 }) {}
 
 export interface ScheduleRow {

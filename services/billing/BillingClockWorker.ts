@@ -1,4 +1,5 @@
-import { Clock, Context, Duration, Effect, Layer, Schedule } from "effect"
+import { Context, Effect, Layer } from "effect"
+import { passesEvery } from "../Passes.js"
 import { integerFromEnv } from "../../src/EnvInteger.js"
 import { Billing } from "./Billing.js"
 
@@ -22,13 +23,7 @@ export const billingClockLoop = (onPass: (schedules: number) => Effect.Effect<vo
   Effect.gen(function* () {
     const billing = yield* Billing
     const settings = yield* BillingWorkerSettings
-    const wall = Clock.make()
-    const pass = billing.tick().pipe(
-      Effect.withClock(wall),
-      Effect.tap(onPass),
-      Effect.catchAllCause((cause) => Effect.logError("billing clock pass failed", cause))
-    )
-    return yield* Effect.schedule(pass, Schedule.spaced(Duration.millis(settings.intervalMs)))
+    return yield* passesEvery("billing clock", settings.intervalMs, billing.tick(), onPass)
   })
 
 export const BillingClockLive = Layer.scopedDiscard(

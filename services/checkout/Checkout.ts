@@ -9,6 +9,7 @@ import {
 import type { Scope } from "../../src/domain/Mode.js"
 import { integerFromEnv } from "../../src/EnvInteger.js"
 import { Subscribe } from "../../streams/Subscribe.js"
+import { makeSwappableClock } from "../Passes.js"
 
 export interface CheckoutSettingsShape {
   /** A comment line on every open stream this often, so proxies keep it open and a lost payment event is caught up. */
@@ -32,10 +33,7 @@ export class CheckoutSettings extends Context.Reference<CheckoutSettings>()("ser
  * a test swaps in a TestClock (`use`) to expire sessions without waiting.
  */
 export class CheckoutClock extends Effect.Service<CheckoutClock>()("services/checkout/CheckoutClock", {
-  effect: Effect.map(Ref.make<Clock.Clock>(Clock.make()), (ref) => ({
-    current: Ref.get(ref),
-    use: (clock: Clock.Clock) => Ref.set(ref, clock)
-  }))
+  effect: makeSwappableClock
 }) {}
 
 interface Session {

@@ -1,4 +1,5 @@
-import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import { Effect, Layer } from "effect"
+import { passesEvery } from "../Passes.js"
 import { type RunSummary, SettlementRunSettings, Settlements } from "./Settlements.js"
 
 /**
@@ -12,13 +13,7 @@ export const autoSettleLoop = (onPass: (summaries: ReadonlyArray<RunSummary>) =>
   Effect.gen(function* () {
     const settlements = yield* Settlements
     const settings = yield* SettlementRunSettings
-    const wall = Clock.make()
-    const pass = settlements.runDue().pipe(
-      Effect.withClock(wall),
-      Effect.tap(onPass),
-      Effect.catchAllCause((cause) => Effect.logError("auto-settle pass failed", cause))
-    )
-    return yield* Effect.schedule(pass, Schedule.spaced(Duration.millis(settings.intervalMs)))
+    return yield* passesEvery("auto-settle", settings.intervalMs, settlements.runDue(), onPass)
   })
 
 export const AutoSettleLive = Layer.scopedDiscard(

@@ -51,6 +51,12 @@ export class TransferOutcomes extends Effect.Service<TransferOutcomes>()("servic
         }
         return decision.effect === "repeat" ? ("duplicate" as const) : ("ignored" as const)
       }
+      if (decision.status === "Failed" && kind === "payout" && row.capDay !== null && decision.journals.some((j) => j.step !== "paid")) {
+        // A failed payout sent nothing: it no longer counts against its day's cap. Before the journals: a payout's claim
+        // locks the day's row, then the available-balance stripes; the same order here, or the two deadlock.
+        yield* sql`UPDATE payout_days SET used_kobo = used_kobo - ${row.amountKobo}
+          WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND day = ${row.capDay}::date`
+      }
       for (const j of decision.journals) {
         yield* ledger.post(scope, MoneyJournal.outcome(kind, row.merchantTxRef, j.step), j.legs).pipe(
           Effect.catchTag("Overdrawn", (e) => Effect.dieMessage(`a transfer outcome cannot overdraw: ${e.message}`))
@@ -59,11 +65,6 @@ export class TransferOutcomes extends Effect.Service<TransferOutcomes>()("servic
       const final = FINAL_STATUSES.includes(decision.status)
       yield* store.markOutcome(row.id, decision.status, providerReference, decision.status === "Successful" ? null : reason, final)
       const returned = decision.journals.some((j) => j.step !== "paid")
-      if (returned && decision.status === "Failed" && kind === "payout" && row.capDay !== null) {
-        // A failed payout sent nothing: it no longer counts against its day's cap.
-        yield* sql`UPDATE payout_days SET used_kobo = used_kobo - ${row.amountKobo}
-          WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND day = ${row.capDay}::date`
-      }
       if (returned && kind === "refund") {
         // The refund's money is back in the account, held in escrow under the deposit's hold until the tenant acts.
         yield* sql`UPDATE virtual_accounts SET amount_paid_kobo = amount_paid_kobo + ${row.amountKobo} WHERE id = ${row.virtualAccountId}`
