@@ -66,6 +66,7 @@ import { childEnv, freePort, http as call, REPO_ROOT, SERVICE_NODE_FLAGS, tempDi
 import { createScratchDatabase, databaseUrl, dropScratchDatabase, withClient } from "../support/TestDatabase.js"
 import { customer } from "./customers.js"
 import { parseBenchArgs, positiveInteger as posInt } from "./args.js"
+import { boundedMap, expectStatus, machineCpu, processCpu, running, stop } from "./shared.js"
 
 interface Options {
   readonly streams: number
@@ -118,15 +119,7 @@ interface Child {
   readonly exited: Promise<unknown>
 }
 
-const running = (c: Child) => c.child.exitCode === null && c.child.signalCode === null
 
-const stop = async (c: Child, graceMs = 15_000) => {
-  if (!running(c)) return
-  c.child.kill("SIGTERM")
-  const timer = setTimeout(() => running(c) && c.child.kill("SIGKILL"), graceMs)
-  await c.exited
-  clearTimeout(timer)
-}
 
 const startService = async (opts: Options, dbUrl: string, natsPrefix: string, dataDir: string) => {
   const port = await freePort()
@@ -207,27 +200,8 @@ const memOf = (pid: number | undefined) => {
 }
 
 /** CPU seconds so far of every process on the machine, by pid, with its command name. */
-const processCpu = () => {
-  const out = new Map<number, { readonly comm: string; readonly cpu: number }>()
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8")
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-      out.set(Number(entry), { comm: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), cpu: (Number(fields[11]) + Number(fields[12])) / 100 })
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return out
-}
 
 /** The machine's busy and total CPU seconds so far (/proc/stat; idle and iowait count as not busy). */
-const machineCpu = () => {
-  const f = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number)
-  const total = f.slice(0, 8).reduce((a, b) => a + b, 0) / 100
-  return { total, busy: total - (f[3]! + f[4]!) / 100 }
-}
 
 const cpuSplit = (before: ReturnType<typeof processCpu>, after: ReturnType<typeof processCpu>, servicePid: number, selfPid: number) => {
   const split = { service: 0, postgres: 0, nats: 0, bench: 0, other: 0 }
@@ -243,26 +217,7 @@ const cpuSplit = (before: ReturnType<typeof processCpu>, after: ReturnType<typeo
   return Object.fromEntries(Object.entries(split).map(([k, v]) => [k, round1(v)]))
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Set-up over HTTP
 
-const expectStatus = (what: string, r: { status: number; body: unknown }, status: number) => {
-  if (r.status !== status) throw new Error(`${what}: expected ${status}, got ${r.status} ${JSON.stringify(r.body)}`)
-  return r.body as any
-}
-
-const boundedMap = async <A, B>(items: ReadonlyArray<A>, limit: number, f: (a: A, i: number) => Promise<B>): Promise<Array<B>> => {
-  const out = new Array<B>(items.length)
-  let next = 0
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    for (;;) {
-      const i = next++
-      if (i >= items.length) return
-      out[i] = await f(items[i]!, i)
-    }
-  }))
-  return out
-}
 
 interface Seeded {
   readonly accountRef: string

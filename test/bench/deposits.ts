@@ -45,6 +45,7 @@ import { ADMIN_URL, createScratchDatabase, databaseUrl, dropScratchDatabase, wit
 import type { SenderPlan, SenderResults } from "./sender.js"
 import { customer } from "./customers.js"
 import { parseBenchArgs, positiveInteger as posInt } from "./args.js"
+import { boundedMap, expectStatus, machineCpu, processCpu, running, statCpu, stop } from "./shared.js"
 
 export interface BenchResult {
   readonly depositsPerSecond: number
@@ -148,15 +149,7 @@ const run = (command: string, args: ReadonlyArray<string>, opts: { env?: NodeJS.
   return { child, output: () => out, exited }
 }
 
-const running = (c: Child) => c.child.exitCode === null && c.child.signalCode === null
 
-const stop = async (c: Child, graceMs = 15_000) => {
-  if (!running(c)) return
-  c.child.kill("SIGTERM")
-  const timer = setTimeout(() => running(c) && c.child.kill("SIGKILL"), graceMs)
-  await c.exited
-  clearTimeout(timer)
-}
 
 /** Peak resident set size (VmHWM) of a live process, in MB; 0 when it cannot be read. */
 const peakRssMb = (pid: number | undefined) => {
@@ -171,11 +164,6 @@ const peakRssMb = (pid: number | undefined) => {
 }
 
 /** User plus system CPU seconds in a /proc stat line (of a process or a thread). */
-const statCpu = (stat: string) => {
-  // Fields after the parenthesised command name: utime and stime are the 12th and 13th of them.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
 
 /** CPU seconds (user + system) a live process has used so far; 0 when it cannot be read. */
 const cpuSeconds = (pid: number | undefined) => {
@@ -203,27 +191,8 @@ const consumerDeliveries = (natsPrefix: string) =>
 const consumerWaiting = (natsPrefix: string) => reconcilerConsumer(natsPrefix).then((info) => info.num_waiting)
 
 /** CPU seconds used so far by every process on the machine, by pid, with its command name. */
-const processCpu = () => {
-  const out = new Map<number, { readonly comm: string; readonly cpu: number }>()
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8")
-      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))
-      out.set(Number(entry), { comm, cpu: statCpu(stat) })
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return out
-}
 
 /** The machine's busy and total CPU seconds so far (/proc/stat; idle and iowait count as not busy). */
-const machineCpu = () => {
-  const f = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number)
-  const total = f.slice(0, 8).reduce((a, b) => a + b, 0) / 100
-  return { total, busy: total - (f[3]! + f[4]!) / 100 }
-}
 
 /** Where the machine's CPU went between two snapshots: the service, Postgres, NATS, the sender, everything else. */
 const cpuSplit = (
@@ -363,26 +332,8 @@ const startService = async (opts: Options, databaseUrl: string, natsPrefix: stri
   return { processes: [svc, worker], baseUrl }
 }
 
-const expectStatus = (what: string, r: { status: number; body: unknown }, status: number) => {
-  if (r.status !== status) throw new Error(`${what}: expected ${status}, got ${r.status} ${JSON.stringify(r.body)}`)
-  return r.body as any
-}
 
 /** Runs `f` over `items` with at most `limit` in flight. */
-const boundedMap = async <A, B>(items: ReadonlyArray<A>, limit: number, f: (a: A, i: number) => Promise<B>): Promise<Array<B>> => {
-  const out = new Array<B>(items.length)
-  let next = 0
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      for (;;) {
-        const i = next++
-        if (i >= items.length) return
-        out[i] = await f(items[i]!, i)
-      }
-    })
-  )
-  return out
-}
 
 /** What each account expects: about what ten deposits bring, so accounts go through Underpaid, Exact and Overpaid. */
 const EXPECTED_KOBO = 500_000
