@@ -1,6 +1,7 @@
 import { Effect, Layer } from "effect"
 import { passesEvery } from "../Passes.js"
-import { type RunSummary, SettlementRunSettings, Settlements } from "./Settlements.js"
+import { type RunSummary, SettlementRunSettings } from "./SettlementRunSettings.js"
+import { Settlements } from "./Settlements.js"
 
 /**
  * The auto-settle worker: on a `Schedule` (every `intervalMs` of the fiber's Clock), one pass over the tenants with

@@ -1,10 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Data, Duration, Effect, Ref } from "effect"
+import { Data, Duration, Effect, Ref } from "effect"
 import * as crypto from "node:crypto"
 import { BadRequest, Conflict } from "../../src/contract/Problems.js"
 import { pageOf } from "../../src/contract/Schemas.js"
 import { newId } from "../../src/domain/Ids.js"
-import { integerFromEnv } from "../../src/EnvInteger.js"
 import { LedgerAccount, type Leg } from "../../src/domain/Ledger.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { MoneyJournal, settlementClaimLegs, spendableKobo } from "../../src/domain/MoneyOut.js"
@@ -21,48 +20,9 @@ import { MoneyOutSettings } from "../transfers/Settings.js"
 import { TransferDispatch } from "../transfers/TransferDispatch.js"
 import { type TransferRow, TransferStore } from "../transfers/TransferStore.js"
 import { SettlementConfig, type SettlementConfigRow, settlementRecipientOf } from "./SettlementConfig.js"
+import { type RunSummary, SettlementRunSettings } from "./SettlementRunSettings.js"
 import { SettlementStore } from "./SettlementStore.js"
 import { payoutRecipientOf, SubMerchants, type SubMerchantRow } from "./SubMerchants.js"
-
-export interface SettlementRunSettingsShape {
-  /** How often the auto-settle worker looks for tenants to settle. */
-  readonly intervalMs: number
-  /** Whether this process runs the auto-settle worker (tests run their own on the TestClock). */
-  readonly worker: boolean
-  /** Accounts settled at once within one tenant's run. */
-  readonly concurrency: number
-  /** The most accounts one run settles; the rest wait for the next run. */
-  readonly maxAccountsPerRun: number
-  /** How long a run holds its tenant (renewed every third of it while the run lives); a crashed run's tenant is free again after it. */
-  readonly runLeaseMs: number
-}
-
-const fromEnv = (name: string, fallback: number) => integerFromEnv(name, fallback, 1)
-
-/** How settlement runs: the worker's interval (SETTLEMENT_INTERVAL_MS, default a minute) and a run's bounds. */
-export class SettlementRunSettings extends Context.Reference<SettlementRunSettings>()("services/settlement/SettlementRunSettings", {
-  defaultValue: (): SettlementRunSettingsShape => ({
-    intervalMs: fromEnv("SETTLEMENT_INTERVAL_MS", 60_000),
-    worker: true,
-    concurrency: fromEnv("SETTLEMENT_CONCURRENCY", 8),
-    maxAccountsPerRun: fromEnv("SETTLEMENT_MAX_ACCOUNTS_PER_RUN", 50_000),
-    runLeaseMs: fromEnv("SETTLEMENT_RUN_LEASE_MS", 60_000)
-  })
-}) {}
-
-export interface RunSummary {
-  readonly tenantId: string
-  readonly mode: Scope["mode"]
-  /** Settlements made this run (not skipped), newest last. */
-  readonly settlementIds: ReadonlyArray<string>
-  readonly skippedIds: ReadonlyArray<string>
-  /** Accounts with free money below minPayoutKobo. */
-  readonly heldBack: number
-  /** Accounts left for a later run because the tenant's available balance (payouts drew on it) no longer covers them. */
-  readonly short: number
-  readonly retriedLegs: number
-  readonly legsSent: number
-}
 
 /** A claim that the available balance no longer covers: nothing of it is kept. */
 class Short extends Data.TaggedError("Short")<{}> {}

@@ -4,7 +4,7 @@ import { Chunk, Deferred, Effect, Queue, Scope, TestClock, TestContext } from "e
 import { makeNuban } from "../../src/domain/Nuban.js"
 import { SandboxFaults } from "../../services/provider/SandboxFaults.js"
 import { autoSettleLoop } from "../../services/settlement/AutoSettle.js"
-import { type RunSummary, SettlementRunSettings } from "../../services/settlement/Settlements.js"
+import { type RunSummary, SettlementRunSettings } from "../../services/settlement/SettlementRunSettings.js"
 import { expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { sendSigned, waitForTransactions } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"

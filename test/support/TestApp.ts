@@ -15,7 +15,7 @@ import { NatsLive } from "../../streams/Nats.js"
 import { tempDir } from "./Processes.js"
 import { TestDatabaseLive, TestDatabaseUrl } from "./TestDatabase.js"
 import { MoneyOutSettings, type MoneyOutSettingsShape } from "../../services/transfers/Settings.js"
-import { SettlementRunSettings, type SettlementRunSettingsShape } from "../../services/settlement/Settlements.js"
+import { SettlementRunSettings, type SettlementRunSettingsShape } from "../../services/settlement/SettlementRunSettings.js"
 import { CheckoutSettings, type CheckoutSettingsShape } from "../../services/checkout/Checkout.js"
 import { BillingWorkerSettings, type BillingWorkerSettingsShape } from "../../services/billing/BillingClockWorker.js"
 
