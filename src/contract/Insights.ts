@@ -1,0 +1,80 @@
+import { Schema } from "effect"
+import { AGING_BUCKETS, CUSTOMER_BANDS } from "../domain/Insights.js"
+
+// Insights and the copilot on the wire (DESIGN.md "Wire shapes for billing, checkout, insights and the copilot").
+// The figures' definitions are src/domain/Insights.ts; the OpenAPI descriptions (src/http/docs/InsightsDocs.ts) say
+// how to check each by hand.
+
+const Kobo = Schema.Int
+export const RECONCILIATION_STATUSES = ["Exact", "Underpaid", "Overpaid", "Duplicate", "Reversal", "Credited", "Unmatched"] as const
+
+const CountAndKobo = Schema.Struct({ count: Schema.Int, amountKobo: Kobo })
+
+export const InsightsOverview = Schema.Struct({
+  /** floor(collected x 10000 / expected), at most 10000; 0 when nothing is expected. */
+  collectionRateBps: Schema.Int,
+  expectedKobo: Kobo,
+  collectedKobo: Kobo,
+  outstandingDeficitKobo: Kobo,
+  reconciliation: Schema.Struct(
+    Object.fromEntries(RECONCILIATION_STATUSES.map((s) => [s, CountAndKobo])) as {
+      readonly [K in (typeof RECONCILIATION_STATUSES)[number]]: typeof CountAndKobo
+    }
+  ),
+  risk: Schema.Struct({
+    pendingReview: Schema.Int,
+    highRisk: Schema.Int,
+    bands: Schema.Struct({ low: Schema.Int, medium: Schema.Int, high: Schema.Int })
+  }),
+  /** The Lagos dates the figures cover (inclusive), null when unbounded. */
+  from: Schema.NullOr(Schema.String),
+  to: Schema.NullOr(Schema.String),
+  asOf: Schema.String,
+  mode: Schema.Literal("test", "live")
+}).annotations({ identifier: "InsightsOverview" })
+export type InsightsOverview = typeof InsightsOverview.Type
+
+export const AgingBucket = Schema.Struct({ label: Schema.Literal(...AGING_BUCKETS), count: Schema.Int, amountKobo: Kobo })
+export const InsightsAging = Schema.Struct({
+  buckets: Schema.Array(AgingBucket),
+  totalOutstandingKobo: Kobo,
+  asOf: Schema.String,
+  mode: Schema.Literal("test", "live")
+}).annotations({ identifier: "InsightsAging" })
+export type InsightsAging = typeof InsightsAging.Type
+
+export const ForecastWeek = Schema.Struct({ weekStart: Schema.String, scheduledKobo: Kobo, projectedKobo: Kobo })
+export const InsightsForecast = Schema.Struct({
+  days: Schema.Int,
+  runRatePerDayKobo: Kobo,
+  trailing30DayCollectedKobo: Kobo,
+  weeks: Schema.Array(ForecastWeek),
+  asOf: Schema.String,
+  mode: Schema.Literal("test", "live")
+}).annotations({ identifier: "InsightsForecast" })
+export type InsightsForecast = typeof InsightsForecast.Type
+
+export const CustomerInsight = Schema.Struct({
+  customerName: Schema.String,
+  email: Schema.NullOr(Schema.String),
+  accountRefs: Schema.Array(Schema.String),
+  expectedKobo: Kobo,
+  outstandingKobo: Kobo,
+  score: Schema.Int,
+  band: Schema.Literal(...CUSTOMER_BANDS)
+}).annotations({ identifier: "CustomerInsight" })
+export type CustomerInsight = typeof CustomerInsight.Type
+export const InsightsCustomers = Schema.Struct({ data: Schema.Array(CustomerInsight), hasMore: Schema.Boolean })
+  .annotations({ identifier: "InsightsCustomers" })
+export type InsightsCustomers = typeof InsightsCustomers.Type
+
+export const CopilotAnswer = Schema.Struct({
+  answer: Schema.String,
+  intent: Schema.String,
+  /** The figures the answer states, by name (kobo as integers, counts, basis points, dates as strings). */
+  figures: Schema.Record({ key: Schema.String, value: Schema.Union(Schema.Number, Schema.String, Schema.Null) }),
+  /** What the figures came from: account refs, transaction references, transfer references, settlement ids. */
+  references: Schema.Array(Schema.Struct({ kind: Schema.String, id: Schema.String })),
+  rephrased: Schema.Boolean
+}).annotations({ identifier: "CopilotAnswer" })
+export type CopilotAnswer = typeof CopilotAnswer.Type
