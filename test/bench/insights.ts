@@ -20,7 +20,9 @@
  *     buildSeconds, endpoints { name: { p50Ms, p99Ms, maxMs } }, checksPassed. Exit code 1 when a check fails.
  * Everything it made (database, streams, temp files) is removed at the end, also on failure.
  *
- * Flags: --transactions N (1000000), --accounts M (100000), --requests (500), --warmup (50).
+ * Flags: --transactions N (1000000), --accounts M (100000), --requests (500), --warmup (50); --keep leaves the seeded
+ * database in place (its name is printed) and --database NAME measures an earlier kept one again without seeding or
+ * building (seeding 10,000,000 deposits takes a while; the latencies are best measured on a quiet machine).
  */
 import { Effect } from "effect"
 import * as crypto from "node:crypto"
@@ -35,7 +37,10 @@ import { expectStatus, stop } from "./shared.js"
 const NATS_URL = process.env.TEST_NATS_URL ?? "127.0.0.1:4222"
 const CHUNK = 500_000
 
-const args = parseBenchArgs(process.argv.slice(2), { values: ["transactions", "accounts", "requests", "warmup"], flags: [] })
+const args = parseBenchArgs(process.argv.slice(2), { values: ["transactions", "accounts", "requests", "warmup", "database"], flags: ["keep"] })
+const KEEP = args.flags.has("keep")
+const REUSE = args.values.get("database")?.at(-1)
+const PASSWORD = "correct horse battery staple"
 const N = args.num("transactions", 1_000_000, positiveInteger)
 const M = args.num("accounts", 100_000, positiveInteger)
 const REQUESTS = args.num("requests", 500, positiveInteger)
@@ -113,7 +118,7 @@ const seed = async (url: string, tenantId: string) => {
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 
 const main = async () => {
-  const db = await createScratchDatabase("bench_insights")
+  const db = REUSE ?? (await createScratchDatabase("bench_insights"))
   const url = databaseUrl(db)
   const natsPrefix = `bi${crypto.randomBytes(5).toString("hex")}.`
   const dataDir = tempDir("bench-insights-")
@@ -122,19 +127,27 @@ const main = async () => {
   try {
     const port = String(await freePort())
     const env = { PORT: port, DATABASE_URL: url, NATS_URL, NATS_PREFIX: natsPrefix, DATA_DIR: dataDir, LOG_LEVEL: "info" }
-    svc = await startService(env)
-    const suffix = crypto.randomBytes(4).toString("hex")
-    const signup = expectStatus("signup", await http(svc.baseUrl, "POST", "/api/v1/dashboard/signup", {
-      json: { businessName: `Insights bench ${suffix}`, email: `bench-${suffix}@example.ng`, password: "correct horse battery staple" }
-    }), 201)
-    const tenantId = signup.tenantId as string
-    await stop(svc)
-    svc = undefined
-
-    const seedStarted = Date.now()
-    await seed(url, tenantId)
-    const seedSeconds = (Date.now() - seedStarted) / 1000
-
+    let email: string
+    let tenantId: string
+    let seedSeconds: number | null = null
+    let buildSeconds: number | null = null
+    if (REUSE === undefined) {
+      svc = await startService(env)
+      email = `bench-${crypto.randomBytes(4).toString("hex")}@example.ng`
+      const signup = expectStatus("signup", await http(svc.baseUrl, "POST", "/api/v1/dashboard/signup", {
+        json: { businessName: "Insights bench", email, password: PASSWORD }
+      }), 201)
+      tenantId = signup.tenantId as string
+      await stop(svc)
+      svc = undefined
+      const seedStarted = Date.now()
+      await seed(url, tenantId)
+      seedSeconds = (Date.now() - seedStarted) / 1000
+    } else {
+      const owner = await withClient(url, (c) => c.query("SELECT email, tenant_id FROM users ORDER BY created_at LIMIT 1"))
+      email = owner.rows[0].email
+      tenantId = owner.rows[0].tenant_id
+    }
     const buildStarted = Date.now()
     svc = await startService(env)
     for (;;) {
@@ -142,10 +155,12 @@ const main = async () => {
       if (built) break
       await new Promise((r) => setTimeout(r, 500))
     }
-    const buildSeconds = (Date.now() - buildStarted) / 1000
-    log(`roll-ups built in ${buildSeconds.toFixed(1)} s (service start included)`)
+    if (REUSE === undefined) {
+      buildSeconds = (Date.now() - buildStarted) / 1000
+      log(`roll-ups built in ${buildSeconds.toFixed(1)} s (service start included)`)
+    }
     const login = expectStatus("login", await http(svc.baseUrl, "POST", "/api/v1/dashboard/login", {
-      json: { email: `bench-${suffix}@example.ng`, password: "correct horse battery staple", mode: "test" }
+      json: { email, password: PASSWORD, mode: "test" }
     }), 200)
     const token = login.accessToken as string
     const lagos = (ms: number) => new Date(ms + 3_600_000).toISOString().slice(0, 10)
@@ -179,8 +194,12 @@ const main = async () => {
       const expected = await c.query(`SELECT coalesce(sum(expected_amount_kobo), 0)::bigint AS e,
           coalesce(sum(least(amount_paid_kobo, expected_amount_kobo)), 0)::bigint AS c FROM virtual_accounts
         WHERE tenant_id = $1 AND mode = 'test' AND status = 'Active' AND expected_amount_kobo IS NOT NULL`, [tenantId])
-      const schedules = await c.query(`SELECT count(*)::int AS n FROM billing_schedules WHERE tenant_id = $1`, [tenantId])
-      return { byStatus: byStatus.rows, expected: expected.rows[0], schedules: schedules.rows[0].n as number }
+      const counts = await c.query(`SELECT (SELECT count(*) FROM billing_schedules WHERE tenant_id = $1)::int AS s,
+        (SELECT count(*) FROM virtual_accounts WHERE tenant_id = $1)::int AS a`, [tenantId])
+      return {
+        byStatus: byStatus.rows, expected: expected.rows[0], schedules: counts.rows[0].s as number, accounts: counts.rows[0].a as number,
+        transactions: byStatus.rows.reduce((n: number, r: { n: string }) => n + Number(r.n), 0)
+      }
     })
     const problems: Array<string> = []
     for (const row of scan.byStatus) {
@@ -192,12 +211,14 @@ const main = async () => {
     for (const p of problems) log(`CHECK FAILED: ${p}`)
     failed = problems.length > 0
     process.stdout.write(`${JSON.stringify({
-      transactions: N, accounts: M, schedules: scan.schedules, seedSeconds: +seedSeconds.toFixed(1), buildSeconds: +buildSeconds.toFixed(1),
+      database: KEEP ? db : null, transactions: scan.transactions, accounts: scan.accounts, schedules: scan.schedules,
+      seedSeconds: seedSeconds === null ? null : +seedSeconds.toFixed(1), buildSeconds: buildSeconds === null ? null : +buildSeconds.toFixed(1),
       requestsPerEndpoint: REQUESTS, endpoints: results, checksPassed: !failed
     })}\n`)
   } finally {
     if (svc) await stop(svc)
-    await dropScratchDatabase(db).catch((e) => log(`could not drop ${db}: ${String(e)}`))
+    if (KEEP || REUSE !== undefined) log(`kept database ${db}: measure again with --database ${db}; drop it with: psql -h 127.0.0.1 -U postgres -c 'DROP DATABASE ${db}'`)
+    else await dropScratchDatabase(db).catch((e) => log(`could not drop ${db}: ${String(e)}`))
     await Effect.runPromise(deleteTopology({ prefix: natsPrefix }).pipe(Effect.provide(NatsLive(NATS_URL, "collections-bench")))).catch(() => undefined)
     fs.rmSync(dataDir, { recursive: true, force: true })
     removeTempDirs()
