@@ -30,6 +30,7 @@ export const PROBLEM_CODES = {
   sub_merchant_unverified: 400,
   invalid_split_plan: 400,
   settlement_account_missing: 400,
+  empty_prompt: 400,
   // 401
   unauthorized: 401,
   missing_token: 401,

@@ -7,5 +7,3 @@ import { notYet } from "./Respond.js"
 export const InsightsHandlers = HttpApiBuilder.group(Api, "insights", (h) =>
   h.handle("overview", notYet("Insights")).handle("aging", notYet("Insights")).handle("forecast", notYet("Insights"))
     .handle("customers", notYet("Insights")))
-
-export const CopilotHandlers = HttpApiBuilder.group(Api, "copilot", (h) => h.handle("ask", notYet("The copilot")))
