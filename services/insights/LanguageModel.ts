@@ -109,7 +109,7 @@ const openAiCompatible = (s: LlmSettingsShape & { readonly url: string }) =>
         ask(request).pipe(
           Effect.flatMap((text) => {
             if (acceptRephrasing(text, request)) return Effect.succeed(Option.some(text.trim()))
-            return Effect.as(Effect.logWarning("copilot: the language model's rephrasing states a number the answer does not; kept the answer"), Option.none())
+            return Effect.as(Effect.logWarning("copilot: the language model's rephrasing was empty, too long, or stated a number the answer does not; kept the deterministic answer"), Option.none())
           }),
           Effect.catchAllCause((cause) =>
             Effect.as(Effect.logWarning("copilot: the language model failed; kept the deterministic answer", cause), Option.none<string>()))
