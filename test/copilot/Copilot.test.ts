@@ -15,7 +15,8 @@ import { ask, type Book, seedBook } from "./support.js"
 //   INV-1004 Tunde Bakare    expects ₦4,000.00, nothing paid
 //   INV-1005 Seyi Olufemi    expects ₦1,000.00, paid ₦1,000.00 by a business payer: risk 60 (high), credited
 //   SUB-2001 Amaka Nwosu     open, then billed monthly ₦2,500.00 (due in 5 days): ₦2,500.00 outstanding
-//   an unmatched ₦777.00 deposit held for review; a ₦1,000.00 payout po-copilot-1 (Successful)
+//   an unmatched ₦777.00 deposit held for review; a ₦1,000.00 payout po-copilot-1 (Successful); a settlement run:
+//   INV-1001 ₦5,000.00, INV-1003 ₦2,000.00, INV-1005 ₦1,000.00 (₦8,000.00 in 3 settlements, Paid)
 //
 //   collected today: 500,000 + 120,000 + 250,000 + 100,000 = 970,000 kobo (₦9,700.00) in 4 deposits; ₦777.00 for review
 //   outstanding: 400,000 + 250,000 + 180,000 = 830,000 kobo (₦8,300.00) over 3 accounts
@@ -85,8 +86,9 @@ const TABLE: ReadonlyArray<Row> = [
   { prompt: "how much did we pay out last month", intent: "payouts", figures: { count: 0, amountKobo: 0 }, says: ["0 payouts last month"], exactRefs: () => [] },
   { prompt: "refnds today", intent: "refunds", figures: { count: 1, amountKobo: 50_000 }, says: ["1 refund today", "₦500.00"], exactRefs: (b) => [b.refs.refund, b.refs.over] },
   { prompt: "how many refund we do this week", intent: "refunds", figures: { count: 1, amountKobo: 50_000 } },
-  { prompt: "settlment report for this month", intent: "settlements", figures: { count: 0, netKobo: 0 }, says: ["0 settlements this month", "₦0.00 settled"], exactRefs: () => [] },
-  { prompt: "una don settle us this week?", intent: "settlements", figures: { count: 0 } },
+  { prompt: "settlment report for this month", intent: "settlements", figures: { count: 3, netKobo: 800_000, paidCount: 3 }, says: ["3 settlements this month", "₦8,000.00 settled in all", "₦5,000.00 for INV-1001"], refs: (b) => [...b.settlementIds, "INV-1001", "INV-1003", "INV-1005"] },
+  { prompt: "una don settle us this week?", intent: "settlements", figures: { count: 3, netKobo: 800_000 } },
+  { prompt: "settlements last month", intent: "settlements", figures: { count: 0, netKobo: 0 }, says: ["0 settlements last month", "₦0.00 settled"], exactRefs: () => [] },
   // what the copilot cannot answer
   { prompt: "what is the meaning of life", intent: "unknown", figures: {}, says: ["How much did we collect today?", "Top 5 debtors"], exactRefs: () => [] },
   { prompt: "abeg sing me one song", intent: "unknown", figures: {}, exactRefs: () => [] }

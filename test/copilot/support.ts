@@ -69,6 +69,21 @@ export const seedBook = Effect.gen(function* () {
   expectStatus(payout, 201)
   expect((yield* waitForTransfer(t.token, "po-copilot-1")).status).toBe("Successful")
 
+  // A settlement run sweeps the fully paid accounts' free money to the tenant's account: INV-1001 ₦5,000.00, INV-1003
+  // ₦2,000.00 (₦2,500.00 less the ₦500.00 refunded), INV-1005 ₦1,000.00; ₦8,000.00 in three settlements.
+  expectStatus(yield* call("PUT", "/api/v1/settings/settlement", {
+    token: t.token, json: { settlementAccountNumber: DIRECTORY.ngozi.accountNumber, settlementBankCode: DIRECTORY.ngozi.bankCode, settlementAccountName: "Ngozi Eze Enterprises" }
+  }), 200)
+  const run = yield* call("POST", "/api/v1/settlements/run", { token: t.testOwnerToken })
+  expectStatus(run, 200)
+  expect(run.body.settledCount).toBe(3)
+  const settlementIds = (run.body.data as Array<{ id: string }>).map((x) => x.id)
+  yield* call("GET", "/api/v1/settlements", { token: t.token }).pipe(
+    Effect.filterOrFail((r) => r.body.data.length === 3 && r.body.data.every((x: { status: string }) => x.status === "Paid"), () => new Error("settlements not paid yet")),
+    Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("20 seconds"))),
+    Effect.orDie
+  )
+
   // Tenant B, test mode: a distinctive customer with money in.
   const b = yield* testTenant
   const bAccount = yield* createAccount(b.token, "ZZ-9001", "Zebedee Obiorah-Quist", 990_000)
@@ -85,14 +100,14 @@ export const seedBook = Effect.gen(function* () {
 
   yield* consumersDrained([t.tenantId, b.tenantId])
   return {
-    a: t, b, refs: { exact, under, over, risky, held, refund: refundRef, payout: "po-copilot-1" },
+    a: t, b, refs: { exact, under, over, risky, held, refund: refundRef, payout: "po-copilot-1" }, settlementIds,
     foreign: { bDeposit, liveDeposit },
     /** Everything tenant A's test mode owns that an answer may name. */
     own: {
       accountRef: new Set(["INV-1001", "INV-1002", "INV-1003", "INV-1004", "INV-1005", "SUB-2001"]),
       transaction: new Set([exact, under, over, risky, held]),
       transfer: new Set([refundRef, "po-copilot-1"]),
-      settlement: new Set<string>()
+      settlement: new Set(settlementIds)
     }
   }
 })
