@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { dashboardUser, expectProblem, expectStatus } from "../support/ApiHelpers.js"
@@ -147,6 +148,22 @@ layer(makeTestApp(), { timeout: 180_000, excludeTestServices: true })("the copil
   for (const row of INSIGHT_TABLE) {
     it.effect(`insights: "${row.prompt}" -> ${row.intent}`, () => check(row))
   }
+
+  it.effect("asking writes nothing: the tenant's rows in every table the copilot reads, its outbox and audit log stay as they were", () =>
+    Effect.gen(function* () {
+      const b = yield* book
+      const sql = yield* SqlClient.SqlClient
+      const snapshot = Effect.forEach(
+        ["outbox", "audit_log", "transactions", "transfers", "virtual_accounts", "customers", "settlements", "billing_schedules", "ledger_entries", "holds"],
+        (table) => sql<{ n: number; h: string }>`SELECT count(*)::int AS n, md5(COALESCE(string_agg(t::text, '|' ORDER BY t::text), '')) AS h
+          FROM ${sql(table)} t WHERE t.tenant_id = ${b.a.tenantId}`.pipe(Effect.map((r) => `${table}:${r[0]!.n}:${r[0]!.h}`))
+      ).pipe(Effect.orDie)
+      const before = yield* snapshot
+      for (const row of [...TABLE, ...INSIGHT_TABLE]) {
+        expectStatus(yield* ask(b.a.testOwnerToken, typeof row.prompt === "string" ? row.prompt : row.prompt(b)), 200)
+      }
+      expect(yield* snapshot).toEqual(before)
+    }))
 
   it.effect("isolation: another tenant's and the other mode's customers, accounts and deposits are never found", () =>
     Effect.gen(function* () {
