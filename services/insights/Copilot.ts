@@ -3,16 +3,21 @@ import type { CopilotAnswer } from "../../src/contract/Insights.js"
 import { BadRequest } from "../../src/contract/Problems.js"
 import type { VirtualAccount } from "../../src/contract/VirtualAccount.js"
 import { formatNaira, type ParsedIntent, parseIntent, type Period } from "../../src/domain/CopilotIntents.js"
-import { addDays, isoDate, lagosDateOf } from "../../src/domain/Billing.js"
+import { isoDate, lagosDateOf } from "../../src/domain/Billing.js"
 import { HIGH_RISK_SCORE } from "../../src/domain/Insights.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { Billing } from "../billing/Billing.js"
+import { Payouts } from "../transfers/Payouts.js"
 import { Transactions } from "../Transactions.js"
 import { toVirtualAccount } from "../VirtualAccounts.js"
 import { VirtualAccounts } from "../VirtualAccounts.js"
-import { CopilotReads, type DepositItem, MAX_REFERENCES } from "./CopilotReads.js"
+import { CopilotReads, type DepositItem } from "./CopilotReads.js"
+import {
+  depositLine, depositRefs, type Draft, EXAMPLES, lagosDateText, lagosTimeText, last30Days, listed, percent, periodFigures, periodText, plural,
+  todayPeriod, uniqueRefs
+} from "./CopilotText.js"
 import { Insights } from "./Insights.js"
-import { type Figures, LanguageModel } from "./LanguageModel.js"
+import { LanguageModel } from "./LanguageModel.js"
 
 /**
  * The copilot: a question in plain words answered from the read services, for the caller's tenant and mode only, and
@@ -21,62 +26,12 @@ import { type Figures, LanguageModel } from "./LanguageModel.js"
  * language-model port may only rephrase that answer. "Now" is the tenant's billing time (the sandbox clock in test mode).
  */
 
-export interface Reference { readonly kind: string; readonly id: string }
-interface Draft { readonly answer: string; readonly figures: Figures; readonly references: ReadonlyArray<Reference> }
-
-const DAY_MS = 86_400_000
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
-
-/** A Lagos calendar date for a person: "23 November 2026". */
-export const lagosDateText = (ms: number) => {
-  const d = lagosDateOf(ms)
-  return `${d.d} ${MONTHS[d.m - 1]} ${d.y}`
-}
-const lagosTimeText = (ms: number) => new Date(ms + 3_600_000).toISOString().slice(11, 16)
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
-const percent = (bps: number) => `${(bps / 100).toFixed(2)}%`
-
-/** "today (23 November 2026)", "this week (23 November 2026 to 29 November 2026)". */
-const periodText = (p: Period) => {
-  const first = lagosDateText(p.fromMs)
-  const last = lagosDateText(p.toMs - DAY_MS)
-  return first === last ? `${p.label} (${first})` : `${p.label} (${first} to ${last})`
-}
-const periodFigures = (p: Period) => ({ from: isoDate(lagosDateOf(p.fromMs)), to: isoDate(lagosDateOf(p.toMs - DAY_MS)) })
-
-/** The last 30 Lagos days, today included: the window of list questions that name no period. */
-const last30Days = (nowMs: number): Period => {
-  const today = lagosDateOf(nowMs)
-  return { fromMs: Date.parse(`${isoDate(addDays(today, -29))}T00:00:00+01:00`), toMs: Date.parse(`${isoDate(addDays(today, 1))}T00:00:00+01:00`), label: "in the last 30 days" }
-}
-const todayPeriod = (nowMs: number): Period => {
-  const today = lagosDateOf(nowMs)
-  return { fromMs: Date.parse(`${isoDate(today)}T00:00:00+01:00`), toMs: Date.parse(`${isoDate(addDays(today, 1))}T00:00:00+01:00`), label: "today" }
-}
-
-const uniqueRefs = (refs: ReadonlyArray<Reference>): ReadonlyArray<Reference> => {
-  const seen = new Set<string>()
-  return refs.filter((r) => (seen.has(`${r.kind}:${r.id}`) ? false : (seen.add(`${r.kind}:${r.id}`), true))).slice(0, MAX_REFERENCES)
-}
-const depositRefs = (items: ReadonlyArray<DepositItem>): ReadonlyArray<Reference> =>
-  items.flatMap((d) => [{ kind: "transaction", id: d.reference }, ...(d.accountRef ? [{ kind: "accountRef", id: d.accountRef }] : [])])
-const depositLine = (d: DepositItem) =>
-  `${formatNaira(d.amountKobo)} (${d.reference}${d.accountRef ? `, account ${d.accountRef}` : ", no matching account"}, ${lagosDateText(d.reconciledAt.getTime())})`
-const listed = (lines: ReadonlyArray<string>, total: number) =>
-  lines.length === 0 ? "" : ` Latest: ${lines.slice(0, 5).join("; ")}${total > 5 ? `; and ${total - 5} more` : ""}.`
-
-export const EXAMPLES = [
-  "How much did we collect today?", "Collections this month", "What is the status of account INV-2041?", "Has Chinedu Okafor paid?",
-  "What is overdue?", "Underpaid deposits last week", "Overpaid deposits this month", "What's in the review queue?",
-  "High-risk deposits this month", "Forecast for the next 60 days", "Top 5 debtors", "Find deposit <reference>",
-  "Payouts this week", "Refunds last month", "Settlements since 1 November", "What is our collection rate?"
-]
-
 export class Copilot extends Effect.Service<Copilot>()("services/insights/Copilot", {
   effect: Effect.gen(function* () {
     const transactions = yield* Transactions
     const accounts = yield* VirtualAccounts
     const billing = yield* Billing
+    const payouts = yield* Payouts
     const insights = yield* Insights
     const reads = yield* CopilotReads
     const model = yield* LanguageModel
@@ -151,6 +106,22 @@ export class Copilot extends Effect.Service<Copilot>()("services/insights/Copilo
               deficitKobo: found.reduce((s, a) => s + a.deficit, 0)
             },
           references: uniqueRefs([...refs.map((id) => ({ kind: "accountRef", id })), ...lasts.map((d) => ({ kind: "transaction", id: d.reference }))])
+        } satisfies Draft
+      })
+
+    /** "Our balance", "account status" with no customer named: the tenant's own money (GET /balance's figures). */
+    const tenantBalance = (scope: Scope) =>
+      Effect.gen(function* () {
+        const b = yield* payouts.balance(scope)
+        return {
+          answer: `Your ${scope.mode}-mode balance: ${formatNaira(b.availableKobo)} available to pay out, ${formatNaira(b.heldKobo)} held in escrow,` +
+            ` ${formatNaira(b.pendingReviewKobo)} waiting for review, ${formatNaira(b.inTransitKobo)} in transit; today ${formatNaira(b.settledTodayKobo)}` +
+            ` settled and ${formatNaira(b.paidOutTodayKobo)} paid out. To see one customer, name them or their account (for example: status of account INV-2041).`,
+          figures: {
+            availableKobo: b.availableKobo, heldKobo: b.heldKobo, pendingReviewKobo: b.pendingReviewKobo, inTransitKobo: b.inTransitKobo,
+            settledTodayKobo: b.settledTodayKobo, paidOutTodayKobo: b.paidOutTodayKobo, day: b.day
+          },
+          references: []
         } satisfies Draft
       })
 
@@ -329,7 +300,7 @@ export class Copilot extends Effect.Service<Copilot>()("services/insights/Copilo
     const draftFor = (scope: Scope, p: ParsedIntent, nowMs: number): Effect.Effect<Draft> => {
       switch (p.intent) {
         case "collections_summary": return collections(scope, p.period ?? todayPeriod(nowMs))
-        case "account_status": return p.subject ? accountStatus(scope, p.subject) : collections(scope, p.period ?? todayPeriod(nowMs))
+        case "account_status": return p.subject ? accountStatus(scope, p.subject) : tenantBalance(scope)
         case "overdue": return overdue(scope)
         case "underpaid_deposits": return depositList(scope, p.period ?? last30Days(nowMs), "Underpaid")
         case "overpaid_deposits": return depositList(scope, p.period ?? last30Days(nowMs), "Overpaid")

@@ -16,8 +16,10 @@ import { ask, type Book, seedBook } from "./support.js"
 //   INV-1004 Tunde Bakare    expects ₦4,000.00, nothing paid
 //   INV-1005 Seyi Olufemi    expects ₦1,000.00, paid ₦1,000.00 by a business payer: risk 60 (high), credited
 //   SUB-2001 Amaka Nwosu     open, then billed monthly ₦2,500.00 (due in 5 days): ₦2,500.00 outstanding
+//   INV-1006 Chinedu Obi     open, nothing paid (a second "Chinedu")
 //   an unmatched ₦777.00 deposit held for review; a ₦1,000.00 payout po-copilot-1 (Successful); a settlement run:
 //   INV-1001 ₦5,000.00, INV-1003 ₦2,000.00, INV-1005 ₦1,000.00 (₦8,000.00 in 3 settlements, Paid)
+//   the tenant's available balance: 970,000 credited - 50,000 refunded - 800,000 settled - 100,000 paid out = 20,000 kobo
 //
 //   collected today: 500,000 + 120,000 + 250,000 + 100,000 = 970,000 kobo (₦9,700.00) in 4 deposits; ₦777.00 for review
 //   outstanding: 400,000 + 250,000 + 180,000 = 830,000 kobo (₦8,300.00) over 3 accounts
@@ -55,6 +57,8 @@ const TABLE: ReadonlyArray<Row> = [
   { prompt: "Emeka Eze's status", intent: "account_status", figures: { accountRef: "INV-1003", expectedKobo: 200_000, amountPaidKobo: 200_000, overpaymentKobo: 0, paymentState: "FullyPaid", lastDepositKobo: 250_000 }, says: ["fully paid: ₦2,000.00 of ₦2,000.00", "last deposit ₦2,500.00"] },
   { prompt: "wetin be the status of INV-1005", intent: "account_status", figures: { accountRef: "INV-1005", amountPaidKobo: 100_000, paymentState: "FullyPaid" }, says: ["Seyi Olufemi (INV-1005)"], exactRefs: (b) => ["INV-1005", b.refs.risky] },
   { prompt: "how far with Amaka Nwosu account", intent: "account_status", figures: { accountRef: "SUB-2001", expectedKobo: 250_000, amountPaidKobo: 0, deficitKobo: 250_000 }, says: ["billed monthly ₦2,500.00", "₦2,500.00 outstanding"] },
+  { prompt: "status of Chinedu", intent: "account_status", figures: { matches: 2, amountPaidKobo: 500_000, deficitKobo: 0 }, says: ["2 accounts match \"Chinedu\"", "Chinedu Obi (INV-1006): open account (no expected amount), ₦0.00 paid", "Chinedu Okafor (INV-1001)"], refs: (b) => ["INV-1006", "INV-1001", b.refs.exact] },
+  { prompt: "wetin be our balance", intent: "account_status", figures: { availableKobo: 20_000, heldKobo: 0, pendingReviewKobo: 77_700, inTransitKobo: 0, settledTodayKobo: 800_000, paidOutTodayKobo: 100_000 }, says: ["₦200.00 available to pay out", "₦8,000.00 settled and ₦1,000.00 paid out"], exactRefs: () => [] },
   { prompt: "Is Halima Abubakar owing?", intent: "account_status", figures: { matches: 0 }, says: ["I found no customer or account named \"Halima Abubakar\""], exactRefs: () => [] },
   { prompt: "chek account INV-9999 stattus", intent: "account_status", figures: { matches: 0 }, says: ["no account INV-9999"], exactRefs: () => [] },
   // overdue: what is outstanding and by how much

@@ -39,7 +39,8 @@ export const seedBook = Effect.gen(function* () {
   const nubans: Record<string, string> = {}
   for (const [ref, name, expected] of [
     ["INV-1001", "Chinedu Okafor", 500_000], ["INV-1002", "Ngozi Adeyemi", 300_000], ["INV-1003", "Emeka Eze", 200_000],
-    ["INV-1004", "Tunde Bakare", 400_000], ["INV-1005", "Seyi Olufemi", 100_000], ["SUB-2001", "Amaka Nwosu", undefined]
+    ["INV-1004", "Tunde Bakare", 400_000], ["INV-1005", "Seyi Olufemi", 100_000], ["SUB-2001", "Amaka Nwosu", undefined],
+    ["INV-1006", "Chinedu Obi", undefined]
   ] as const) {
     nubans[ref] = (yield* createAccount(t.token, ref, name, expected)).nuban
   }
@@ -104,7 +105,7 @@ export const seedBook = Effect.gen(function* () {
     foreign: { bDeposit, liveDeposit },
     /** Everything tenant A's test mode owns that an answer may name. */
     own: {
-      accountRef: new Set(["INV-1001", "INV-1002", "INV-1003", "INV-1004", "INV-1005", "SUB-2001"]),
+      accountRef: new Set(["INV-1001", "INV-1002", "INV-1003", "INV-1004", "INV-1005", "SUB-2001", "INV-1006"]),
       transaction: new Set([exact, under, over, risky, held]),
       transfer: new Set([refundRef, "po-copilot-1"]),
       settlement: new Set(settlementIds)
