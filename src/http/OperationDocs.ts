@@ -21,11 +21,8 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   ...SETTLEMENT_DOCS,
   ...CHECKOUT_DOCS,
   ...BILLING_DOCS,
-<<<<<<< HEAD
-  ...COPILOT_DOCS,
-=======
   ...INSIGHTS_DOCS,
->>>>>>> main
+  ...COPILOT_DOCS,
   "auth.token": doc("Exchange an API key for a bearer token", "credentials", "Send the key's `clientId` and `clientSecret`; the answer's `accessToken` is valid 3600 s and carries the tenant, the key's mode and the API plane. A revoked key gets 401."),
   "health.healthz": doc("Liveness probe", "public", "200 while the process serves HTTP. A failing liveness probe is a reason to restart the process."),
   "health.readyz": doc("Readiness probe", "public", "200 when the database answers and NATS is connected (or the in-process bus is used); otherwise 503 problem+json naming what is unreachable (`database_unavailable` or `bus_unavailable`). Route traffic elsewhere meanwhile: the process recovers on its own."),
