@@ -104,7 +104,18 @@ const INSIGHT_TABLE: ReadonlyArray<Row> = [
   { prompt: "How much did we collect today?", intent: "collections_summary", figures: { outstandingKobo: 830_000 }, says: ["₦8,300.00 is still outstanding"] },
   { prompt: "top 2 debtors", intent: "top_debtors", figures: { count: 2, outstandingKobo: 650_000, topOutstandingKobo: 400_000 }, says: ["1. Tunde Bakare (INV-1004) ₦4,000.00", "2. Amaka Nwosu (SUB-2001) ₦2,500.00"], exactRefs: () => ["INV-1004", "SUB-2001"] },
   { prompt: "which customers dey owe pass", intent: "top_debtors", figures: { count: 3, outstandingKobo: 830_000 }, says: ["₦8,300.00 outstanding in all", "3. Ngozi Adeyemi (INV-1002) ₦1,800.00"], exactRefs: OWING_REFS },
-  { prompt: "what is overdue", intent: "overdue", figures: { ...OWING, days0to7Kobo: 830_000, days0to7Count: 3, days8to30Kobo: 0, over60Kobo: 0 }, says: ["0-7 days ₦8,300.00 (3)"] }
+  { prompt: "what is overdue", intent: "overdue", figures: { ...OWING, days0to7Kobo: 830_000, days0to7Count: 3, days8to30Kobo: 0, over60Kobo: 0 }, says: ["0-7 days ₦8,300.00 (3)"] },
+  // Receivables: 500,000 + 300,000 + 200,000 + 400,000 + 100,000 + the billing period's 250,000 = 1,750,000 expected;
+  // collected against them 500,000 + 120,000 + 200,000 (Emeka's ₦2,500.00 less the ₦500.00 refunded) + 100,000 = 920,000.
+  // floor(920,000 x 10000 / 1,750,000) = 5257 bps.
+  { prompt: "wetin be the collection rate", intent: "collection_rate", figures: { collectionRateBps: 5257, collectedKobo: 920_000, expectedKobo: 1_750_000 }, says: ["52.57%", "₦9,200.00 collected of ₦17,500.00 expected"], exactRefs: () => [] },
+  // Due in the last 7 days: everything but the billing period (due in 5 days): floor(920,000 x 10000 / 1,500,000) = 6133.
+  { prompt: "colection rate last 7 days", intent: "collection_rate", figures: { collectionRateBps: 6133, expectedKobo: 1_500_000 }, says: ["61.33%"] },
+  // Run-rate: the credited deposits of the last 30 days, 970,000 / 30 = 32,333 a day. Next 7 days: the billing period
+  // due in 5 days (250,000) + 7 x 32,333 = 476,331.
+  { prompt: "how much we go collect next week", intent: "forecast", figures: { days: 7, scheduledKobo: 250_000, runRatePerDayKobo: 32_333, projectedKobo: 476_331 }, says: ["₦4,763.31 expected in all", "₦2,500.00 of it billing", "₦323.33 a day"] },
+  // Next 90 days: three monthly periods fall due (in 5 days, a month later, two months later): 750,000 + 90 x 32,333.
+  { prompt: "forcast next 90 days", intent: "forecast", figures: { days: 90, scheduledKobo: 750_000, projectedKobo: 750_000 + 90 * 32_333 } }
 ]
 
 layer(makeTestApp(), { timeout: 180_000, excludeTestServices: true })("the copilot over HTTP", (it) => {
