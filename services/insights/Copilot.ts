@@ -324,7 +324,7 @@ export class Copilot extends Effect.Service<Copilot>()("services/insights/Copilo
       const nowMs = yield* billing.nowFor(scope)
       const parsed = parseIntent(prompt, nowMs)
       const draft = yield* draftFor(scope, parsed, nowMs)
-      const rephrased = draft.answer === "" ? Option.none() : yield* model.rephrase({ answer: draft.answer, figures: draft.figures })
+      const rephrased = yield* model.rephrase({ answer: draft.answer, figures: draft.figures })
       return {
         answer: Option.getOrElse(rephrased, () => draft.answer),
         intent: parsed.intent,
