@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { dashboardUser, expectProblem, expectStatus } from "../support/ApiHelpers.js"
+import { createAccount, sendSigned, testTenant, waitForTransactions } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
 import { ask, type Book, seedBook } from "./support.js"
 
@@ -217,6 +218,21 @@ layer(makeTestApp(), { timeout: 180_000, excludeTestServices: true })("the copil
       expect((yield* ask(b.a.ownerToken, "How much did we collect today?")).body.figures).toMatchObject({ collectedKobo: 440_000, depositCount: 1 })
     }))
 
+  it.effect("'now' is the tenant's billing time: in test mode the sandbox clock moves 'today' as it moves billing", () =>
+    Effect.gen(function* () {
+      const t = yield* testTenant
+      const va = yield* createAccount(t.token, "CLK-1", "Uche Nnaji", 300_000)
+      expect((yield* sendSigned(t, { accountNumber: va.nuban, amountKobo: 300_000, senderName: "UCHE NNAJI" })).status).toBe(200)
+      yield* waitForTransactions(t.tenantId, 1)
+      expect((yield* ask(t.testOwnerToken, "How much did we collect today?")).body.figures).toMatchObject({ collectedKobo: 300_000, depositCount: 1 })
+      expectStatus(yield* call("POST", "/api/v1/sandbox/clock/advance", { token: t.token, json: { seconds: 2 * 86_400 } }), 200)
+      const today = yield* ask(t.testOwnerToken, "How much did we collect today?")
+      expect(today.body.figures).toMatchObject({ collectedKobo: 0, depositCount: 0 })
+      const twoDaysAgo = new Date(Date.now() + 3_600_000).toISOString().slice(0, 10)
+      expect(today.body.figures.from > twoDaysAgo).toBe(true)
+      expect((yield* ask(t.testOwnerToken, "collections in the last 3 days")).body.figures).toMatchObject({ collectedKobo: 300_000, depositCount: 1, to: today.body.figures.to })
+    }))
+
   it.effect("errors: empty or blank prompt 400, an API key 403, a Member may ask, malformed input never a 500", () =>
     Effect.gen(function* () {
       const b = yield* book
@@ -232,6 +248,8 @@ layer(makeTestApp(), { timeout: 180_000, excludeTestServices: true })("the copil
       expectProblem(yield* call("POST", "/api/v1/copilot/ask", { token, json: {} }), 400, "validation_failed")
       expectProblem(yield* ask(token, 42), 400, "validation_failed")
       expectProblem(yield* ask(token, "x".repeat(2001)), 400, "validation_failed")
+      expectProblem(yield* ask(token, "collections\u0000today"), 400, "invalid_text")
+      expectProblem(yield* call("POST", "/api/v1/copilot/ask", { token, rawBody: '{"prompt":"collections \\ud800 today"}' }), 400, "invalid_text")
       expectProblem(yield* call("POST", "/api/v1/copilot/ask", { token, rawBody: "prompt=hi", contentType: "text/plain" }), 415, "unsupported_media_type")
       for (const odd of ["₦₦₦ 🤷🏾‍♀️", "'; DROP TABLE transactions; --", "%_%", "status of account %", "has _ _ paid?", "find deposit %%%%", "ref ".repeat(400),
         "has Chinedu Okafor Chinedu Okafor Chinedu Okafor paid", "forecast next 9999 days", "top 100000 debtors", "collections since 31 February"]) {
