@@ -187,13 +187,14 @@ export const Form = (p: { children: ComponentChildren; onSubmit: () => void; lab
   </form>
 )
 
+/** A copy button: it reads "Copy" and is named for what it copies ("Copy the client secret"). */
 export const CopyButton = ({ text, label }: { text: string; label: string }) => {
   const [copied, setCopied] = useState(false)
+  const what = label.replace(/^Copy\s+/, "")
   return (
     <button
       type="button"
       class="btn btn-secondary btn-small"
-      aria-label={label}
       onClick={() => {
         navigator.clipboard?.writeText(text).then(() => {
           setCopied(true)
@@ -201,7 +202,7 @@ export const CopyButton = ({ text, label }: { text: string; label: string }) => 
         }, () => {})
       }}
     >
-      {copied ? "Copied" : "Copy"}
+      {copied ? "Copied" : "Copy"}<span class="sr-only"> {what}</span>
     </button>
   )
 }

@@ -77,7 +77,6 @@ const asset = Effect.gen(function* () {
 export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.all([
     router.get("/dashboard", page),
-    router.get("/dashboard/", page),
     router.get("/dashboard/assets/*", asset)
   ], { discard: true })
 )

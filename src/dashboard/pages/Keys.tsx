@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks"
-import { liveUnlocked } from "../Access.js"
+import { can, liveUnlocked } from "../Access.js"
 import type { Page } from "../Api.js"
 import { dash, enc } from "../calls.js"
 import { lagos } from "../Dates.js"
@@ -19,7 +19,7 @@ export const KeysPage = () => {
   const revoke = useAction()
   return (
     <>
-      <Section title="Create an API key">
+      {can(s.me?.user.role, "apiKeys") && <Section title="Create an API key">
         <p>Your integration exchanges a key's client id and secret for a bearer token (POST /api/v1/auth/token).</p>
         <div class="row">
           <Select label="Mode of the new key" name="key-mode" value={mode} onChange={(v) => setMode(v as Mode)}
@@ -45,7 +45,7 @@ export const KeysPage = () => {
             <Button onClick={() => setCreated(null)}>I have copied it</Button>
           </div>
         )}
-      </Section>
+      </Section>}
       <Section title="Your keys">
         <ErrorBox error={keys.error ?? revoke.error} />
         {keys.loading && !keys.data ? <Loading what="keys" /> : (

@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks"
+import { can } from "../Access.js"
 import type { Page } from "../Api.js"
 import { dash, enc } from "../calls.js"
 import { lagos } from "../Dates.js"
@@ -19,7 +20,7 @@ export const WebhooksPage = () => {
   const act = useAction()
   return (
     <>
-      <Section title="Add an endpoint">
+      {can(s.me?.user.role, "webhooks") && <Section title="Add an endpoint">
         <Form label="Add a webhook endpoint" onSubmit={() => act.run(async () => {
           setCreated(await dash<Endpoint & { secret: string }>("POST", "/api/v1/webhook-endpoints", { body: { url: url.trim() } }))
           setUrl("")
@@ -35,14 +36,14 @@ export const WebhooksPage = () => {
             <p><code id="webhook-signing-secret">{created.secret}</code> <CopyButton text={created.secret} label="Copy the signing secret" /></p>
           </div>
         )}
-      </Section>
+      </Section>}
       <Section title="Endpoints">
         <ErrorBox error={endpoints.error} />
         <Table caption={`Webhook endpoints (${s.mode})`} head={["URL", "Active", "Created", ""]}>
           {endpoints.data?.data.length === 0 && <Empty cols={4} text="No endpoints." />}
           {endpoints.data?.data.map((e) => (
             <tr key={e.id}><td><code>{e.url}</code></td><td>{e.active ? "Yes" : "No"}</td><td>{lagos(e.createdAt)}</td>
-              <td>{e.active && <Button kind="danger" label={`Deactivate ${e.url}`} busy={act.busy} onClick={() => act.run(async () => { await dash("DELETE", `/api/v1/webhook-endpoints/${enc(e.id)}`); endpoints.reload() })}>Deactivate</Button>}</td></tr>
+              <td>{e.active && can(s.me?.user.role, "webhooks") && <Button kind="danger" label={`Deactivate ${e.url}`} busy={act.busy} onClick={() => act.run(async () => { await dash("DELETE", `/api/v1/webhook-endpoints/${enc(e.id)}`); endpoints.reload() })}>Deactivate</Button>}</td></tr>
           ))}
         </Table>
       </Section>
@@ -54,7 +55,7 @@ export const WebhooksPage = () => {
           {deliveries.data?.data.map((d) => (
             <tr key={d.id}><td>{d.eventType}</td><td><Badge text={d.status} /></td><td>{d.attempts}</td>
               <td>{d.lastStatusCode ?? ""} {d.lastError ?? ""}</td><td>{lagos(d.nextAttemptAt)}</td><td>{lagos(d.createdAt)}</td>
-              <td>{d.status !== "Succeeded" && <Button label={`Replay delivery ${d.id}`} busy={act.busy} onClick={() => act.run(async () => { await dash("POST", `/api/v1/webhook-endpoints/deliveries/${enc(d.id)}/replay`); deliveries.reload() })}>Replay</Button>}</td></tr>
+              <td>{d.status !== "Succeeded" && can(s.me?.user.role, "webhooks") && <Button label={`Replay delivery ${d.id}`} busy={act.busy} onClick={() => act.run(async () => { await dash("POST", `/api/v1/webhook-endpoints/deliveries/${enc(d.id)}/replay`); deliveries.reload() })}>Replay</Button>}</td></tr>
           ))}
         </Table>
         <Pager pager={pager} hasMore={deliveries.data?.hasMore ?? false} lastKey={deliveries.data?.data[deliveries.data.data.length - 1]?.id} />
