@@ -26,4 +26,7 @@ const App = () => {
   return <AppShell route={route} />
 }
 
-render(<App />, document.getElementById("app")!)
+const root = document.getElementById("app")!
+// The server's "Loading…" placeholder goes before the first render.
+root.textContent = ""
+render(<App />, root)
