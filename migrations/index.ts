@@ -14,6 +14,7 @@ import m0012 from "./0012_automation.js"
 import m0013 from "./0013_settlement.js"
 import m0014 from "./0014_checkout.js"
 import m0015 from "./0015_billing.js"
+import m0016 from "./0016_insights.js"
 
 /** Forward-only, numbered; never edit one that has landed. Loaded by Migrator.fromRecord. */
 export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = {
@@ -31,5 +32,6 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = 
   "0012_automation": m0012,
   "0013_settlement": m0013,
   "0014_checkout": m0014,
-  "0015_billing": m0015
+  "0015_billing": m0015,
+  "0016_insights": m0016
 }

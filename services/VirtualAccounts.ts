@@ -10,6 +10,8 @@ import { pageOf } from "../src/contract/Schemas.js"
 import { cursorId, limitOf, type PageRequest } from "./Paging.js"
 import { BankProvider } from "./provider/BankProvider.js"
 import { Tenants } from "./Tenants.js"
+import { Outbox } from "./Outbox.js"
+import { INSIGHTS_ACCOUNT, type InsightsAccountData } from "../streams/consumers/Registry.js"
 
 /** A provisioning attempt older than this with no result is taken over by a retry (the first caller crashed). */
 const PROVISIONING_LEASE_SECONDS = 30
@@ -83,6 +85,10 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("services
     const sql = yield* SqlClient.SqlClient
     const provider = yield* BankProvider
     const tenants = yield* Tenants
+    const outbox = yield* Outbox
+    /** Tells the insights consumer the account's receivables may have changed (created, removed). */
+    const insightsChanged = (tenantId: string, mode: Mode, accountId: string, accountRef: string) =>
+      outbox.stage([{ tenantId, mode, type: INSIGHTS_ACCOUNT, subjectKey: accountRef, data: { accountId } satisfies InsightsAccountData }])
 
     const selectRows = (where: SqlClientFragment) => sql<VirtualAccountRow>`
       SELECT va.id, va.tenant_id, va.mode, va.account_ref, va.customer_id, va.request_fingerprint, va.status,
@@ -167,10 +173,13 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("services
           ),
           Effect.mapError(() => new BadGateway({ code: "provider_unavailable", message: "The bank provider could not provision the account. Retry with the same accountRef; it is safe." }))
         )
-      yield* sql`
-        UPDATE virtual_accounts SET status = 'Active', nuban = ${provisioned.nuban}, bank_code = ${provisioned.bankCode},
-          bank_name = ${provisioned.bankName}, account_name = ${provisioned.accountName}
-        WHERE id = ${claimed.id}`.pipe(Effect.orDie)
+      yield* sql.withTransaction(Effect.gen(function* () {
+        yield* sql`
+          UPDATE virtual_accounts SET status = 'Active', nuban = ${provisioned.nuban}, bank_code = ${provisioned.bankCode},
+            bank_name = ${provisioned.bankName}, account_name = ${provisioned.accountName}
+          WHERE id = ${claimed.id}`
+        yield* insightsChanged(tenantId, mode, claimed.id, input.accountRef)
+      })).pipe(Effect.orDie)
       const row = yield* findByRef(tenantId, mode, input.accountRef).pipe(Effect.orDie)
       return { created: true, account: toVirtualAccount(row!) }
     })
@@ -211,6 +220,7 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("services
           // reverse, waiting for review): they keep their accountRef and lose the link.
           yield* sql`UPDATE transactions SET virtual_account_id = NULL WHERE virtual_account_id = ${row.id}`
           yield* sql`DELETE FROM virtual_accounts WHERE id = ${row.id}`
+          yield* insightsChanged(tenantId, mode, row.id, accountRef)
           yield* sql`DELETE FROM customers c WHERE c.id = ${row.customerId}
             AND NOT EXISTS (SELECT 1 FROM virtual_accounts v WHERE v.customer_id = c.id)`
         })

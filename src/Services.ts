@@ -27,6 +27,9 @@ import { TransferCompleterLive, TransferDispatch } from "../services/transfers/T
 import { TransferStore } from "../services/transfers/TransferStore.js"
 import { Checkout, CheckoutClock } from "../services/checkout/Checkout.js"
 import { Billing, BillingClock } from "../services/billing/Billing.js"
+import { Insights } from "../services/insights/Insights.js"
+import { InsightsLive } from "../services/insights/InsightsConsumer.js"
+import { Rollups } from "../services/insights/Rollups.js"
 import { BillingClockLive } from "../services/billing/BillingClockWorker.js"
 import { AutoSettleLive } from "../services/settlement/AutoSettle.js"
 import { SettlementConfig } from "../services/settlement/SettlementConfig.js"
@@ -74,17 +77,18 @@ export const BusesLive = Layer.unwrapEffect(
 
 /** Every domain service and the buses, given AppConfig and a migrated SqlClient. */
 export const makeServices = <E, R>(provider: Layer.Layer<BankProvider, E, R>) =>
-  Layer.mergeAll(Refunds.Default, AutomationActor.Default, Rules.Default, Flows.Default, Settlements.Default, Checkout.Default, Billing.Default).pipe(
+  Layer.mergeAll(Insights.Default, Rollups.Default).pipe(
+    Layer.provideMerge(Layer.mergeAll(Refunds.Default, AutomationActor.Default, Rules.Default, Flows.Default, Settlements.Default, Checkout.Default, Billing.Default)),
     Layer.provideMerge(Layer.mergeAll(Payouts.Default, Holds.Default, AutomationStore.Default, SettlementConfig.Default)),
     Layer.provideMerge(SubMerchants.Default),
     Layer.provideMerge(Layer.mergeAll(Receiver.Default, Reconciler.Default, Reviews.Default, TransferDispatch.Default, BankDirectory.Default)),
     Layer.provideMerge(TransferOutcomes.Default),
     Layer.provideMerge(SettlementStore.Default),
     Layer.provideMerge(Layer.mergeAll(
-      Users.Default, ApiKeys.Default, VirtualAccounts.Default, Inbox.Default, Transactions.Default, Ledger.Default, Outbox.Default,
+      Users.Default, ApiKeys.Default, VirtualAccounts.Default, Inbox.Default, Transactions.Default, Ledger.Default,
       TransferStore.Default, HoldStore.Default, PayoutCaps.Default
     )),
-    Layer.provideMerge(Layer.mergeAll(Tenants.Default, Tokens.Default, provider, BusesLive)),
+    Layer.provideMerge(Layer.mergeAll(Tenants.Default, Tokens.Default, provider, BusesLive, Outbox.Default)),
     Layer.provideMerge(Layer.mergeAll(KeysLayer, SandboxFaults.Default, CheckoutClock.Default, BillingClock.Default))
   )
 
@@ -93,7 +97,7 @@ export const ServicesLive = makeServices(SandboxProviderLive)
 /** The workers downstream of the reconciler, and the upkeep: what the main thread runs when the reconciler has a thread of its own. */
 export const DownstreamWorkersLive = Layer.mergeAll(
   InboxSweeperLive, OutboxRelayLive, WebhookDispatcherLive, TableStatsKeeperLive, TransferCompleterLive, SandboxReporterLive,
-  AutomationPlannerLive, AutomationActorLive, AutoSettleLive, BillingClockLive
+  AutomationPlannerLive, AutomationActorLive, AutoSettleLive, BillingClockLive, InsightsLive
 )
 
 /** The reconciler alone: what the reconciler's thread runs. */

@@ -8,6 +8,7 @@ import {
 import { newId } from "../../src/domain/Ids.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { paymentStateOf } from "../../src/domain/Reconciliation.js"
+import { INSIGHTS_SCHEDULE, type InsightsScheduleData } from "../../streams/consumers/Registry.js"
 import { Outbox } from "../Outbox.js"
 import {
   anchorOf, type CreateSchedule, fingerprintOf, notFound, type Period, type PeriodRow, reused, type ScheduleRow, startOf, toPeriod, toSchedule
@@ -41,6 +42,13 @@ export class Billing extends Effect.Service<Billing>()("services/billing/Billing
         const [c] = yield* sql<{ offsetMs: number }>`SELECT offset_ms FROM sandbox_clocks WHERE tenant_id = ${scope.tenantId}`.pipe(Effect.orDie)
         return now + (c?.offsetMs ?? 0)
       })
+
+    /** Tells the insights consumer that a schedule's dues (and its account's expected amount) may have changed. */
+    const insightsChanged = (s: Pick<ScheduleRow, "id" | "tenantId" | "mode" | "accountRef" | "virtualAccountId">) =>
+      outbox.stage([{
+        tenantId: s.tenantId, mode: s.mode, type: INSIGHTS_SCHEDULE, subjectKey: s.accountRef,
+        data: { scheduleId: s.id, accountId: s.virtualAccountId } satisfies InsightsScheduleData
+      }])
 
     const selectSchedules = sql`SELECT s.id, s.tenant_id, s.mode, s.virtual_account_id, va.account_ref, s.reference, s.request_fingerprint, s.interval,
         s.amount_kobo, s.next_amount_kobo, s.due_offset_days, s.description, s.status, s.anchor_date::text AS anchor_date, s.next_k,
@@ -88,6 +96,7 @@ export class Billing extends Effect.Service<Billing>()("services/billing/Billing
       Effect.gen(function* () {
         let s = s0
         if (s.status === "Active") {
+          const openedBefore = s.periodsOpened
           const anchor = anchorOf(s)
           while (periodCalendar(anchor, s.interval, s.nextK + 1, s.dueOffsetDays).startMs <= nowMs) {
             const cal = periodCalendar(anchor, s.interval, s.nextK + 1, s.dueOffsetDays)
@@ -100,6 +109,7 @@ export class Billing extends Effect.Service<Billing>()("services/billing/Billing
               next_amount_kobo = NULL WHERE id = ${s.id}`
             s = { ...s, nextK: s.nextK + 1, periodsOpened: s.periodsOpened + 1, nextAmountKobo: null }
           }
+          if (s.periodsOpened > openedBefore) yield* insightsChanged(s)
         }
         for (const { row, state } of yield* statesOf(s, nowMs)) {
           if (row.cancelled) continue
@@ -210,6 +220,7 @@ export class Billing extends Effect.Service<Billing>()("services/billing/Billing
         const s = yield* lockSchedule(scope, id)
         if (s.status === "Cancelled") return yield* cancelled(id)
         yield* sql`UPDATE billing_schedules SET next_amount_kobo = ${amountKobo} WHERE id = ${id}`
+        yield* insightsChanged(s)
         return toSchedule((yield* find(scope, id))!)
       }))
     })
@@ -222,6 +233,7 @@ export class Billing extends Effect.Service<Billing>()("services/billing/Billing
           // What is due up to now is opened first: a pause stops what comes next, not what already started.
           yield* syncLocked(s, yield* nowFor(scope))
           yield* sql`UPDATE billing_schedules SET status = 'Paused' WHERE id = ${id}`
+          yield* insightsChanged(s)
         }
         return toSchedule((yield* find(scope, id))!)
       }))
@@ -235,6 +247,7 @@ export class Billing extends Effect.Service<Billing>()("services/billing/Billing
         if (s.status === "Paused") {
           const nextK = Math.max(s.nextK, periodsStartedBy(anchorOf(s), s.interval, yield* nowFor(scope)))
           yield* sql`UPDATE billing_schedules SET status = 'Active', next_k = ${nextK}, next_start_at = ${startOf(s, nextK)} WHERE id = ${id}`
+          yield* insightsChanged(s)
         }
         return toSchedule((yield* find(scope, id))!)
       }))
@@ -255,6 +268,7 @@ export class Billing extends Effect.Service<Billing>()("services/billing/Billing
         // open again (NULL), as it was; an expected amount of 0 is no state of an account (paymentStateOf refuses it).
         if (removed > 0) yield* sql`UPDATE virtual_accounts SET expected_amount_kobo = NULLIF(expected_amount_kobo - ${removed}, 0) WHERE id = ${s.virtualAccountId}`
         yield* sql`UPDATE billing_schedules SET status = 'Cancelled', cancelled_at = now() WHERE id = ${id}`
+        yield* insightsChanged(s)
         return toSchedule((yield* find(scope, id))!)
       }))
     })

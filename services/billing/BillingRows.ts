@@ -43,13 +43,13 @@ export interface PeriodRow {
   readonly overdueNotified: boolean
 }
 
-export const anchorOf = (s: ScheduleRow): LagosDate => {
+export const anchorOf = (s: Pick<ScheduleRow, "anchorDate">): LagosDate => {
   const [y, m, d] = s.anchorDate.split("-").map(Number) as [number, number, number]
   return { y, m, d }
 }
 
 /** When the `k`-th period (0-based) of a schedule starts. */
-export const startOf = (s: Pick<ScheduleRow, "anchorDate" | "interval">, k: number) => new Date(periodCalendar(anchorOf(s as ScheduleRow), s.interval, k + 1, 0).startMs)
+export const startOf = (s: Pick<ScheduleRow, "anchorDate" | "interval">, k: number) => new Date(periodCalendar(anchorOf(s), s.interval, k + 1, 0).startMs)
 
 export const toSchedule = (s: ScheduleRow) => ({
   id: s.id,

@@ -1,7 +1,15 @@
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { BadRequest } from "../../src/contract/Problems.js"
-import type { InsightsAging, InsightsCustomers, InsightsForecast, InsightsOverview } from "../../src/contract/Insights.js"
+import {
+  type InsightsAging, type InsightsCustomers, type InsightsForecast, type InsightsOverview, RECONCILIATION_STATUSES
+} from "../../src/contract/Insights.js"
+import { BadRequest } from "../../src/contract/Problems.js"
+import { dayIso, dayOf, dayOfIso, dayStartMs, scoreInputOf } from "../../src/domain/InsightRollups.js"
+import {
+  AGING_BUCKETS, agingBucketOf, bandOf, collectionRateBps, customerScore, forecastWeeks, RISK_BANDS, RUN_RATE_WINDOW_DAYS
+} from "../../src/domain/Insights.js"
 import type { Scope } from "../../src/domain/Mode.js"
+import { Billing } from "../billing/Billing.js"
 
 /** An optional Lagos date range (`YYYY-MM-DD`, both ends included) for the overview. */
 export interface OverviewRange {
@@ -9,15 +17,143 @@ export interface OverviewRange {
   readonly to?: string | undefined
 }
 
+/** The widest overview range: ten years of Lagos days. */
+const MAX_RANGE_DAYS = 3_660
+
+const badRange = (message: string) => new BadRequest({ code: "invalid_date_range", message })
+
 /**
- * The insight read service: every figure for the caller's tenant and mode, from the roll-ups the insights consumer
- * keeps (services/insights/Rollups.ts), never a scan of every transaction. BUILDING: the implementation lands next.
+ * The insight read service: every figure for the caller's tenant and mode, read from the roll-ups the insights consumer
+ * keeps (services/insights/Rollups.ts): a few rows per Lagos day, never a scan of every transaction or account.
+ * "Today" is the tenant's billing time (the sandbox clock in test mode), so insights agree with billing.
  */
 export class Insights extends Effect.Service<Insights>()("services/insights/Insights", {
-  succeed: {
-    overview: (_scope: Scope, _range: OverviewRange): Effect.Effect<InsightsOverview, BadRequest> => Effect.dieMessage("insights: not built yet"),
-    aging: (_scope: Scope): Effect.Effect<InsightsAging> => Effect.dieMessage("insights: not built yet"),
-    forecast: (_scope: Scope, _days: number): Effect.Effect<InsightsForecast> => Effect.dieMessage("insights: not built yet"),
-    customers: (_scope: Scope, _take: number): Effect.Effect<InsightsCustomers> => Effect.dieMessage("insights: not built yet")
-  }
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const billing = yield* Billing
+
+    const overview = Effect.fn("Insights.overview")(function* (scope: Scope, range: OverviewRange) {
+      const from = range.from === undefined ? undefined : dayOfIso(range.from)
+      const to = range.to === undefined ? undefined : dayOfIso(range.to)
+      if (range.from !== undefined && from === undefined) return yield* badRange(`from must be a calendar date YYYY-MM-DD, got ${JSON.stringify(range.from)}.`)
+      if (range.to !== undefined && to === undefined) return yield* badRange(`to must be a calendar date YYYY-MM-DD, got ${JSON.stringify(range.to)}.`)
+      if (from !== undefined && to !== undefined && from > to) return yield* badRange(`from (${range.from}) is after to (${range.to}).`)
+      if (from !== undefined && to !== undefined && to - from >= MAX_RANGE_DAYS) return yield* badRange(`A range is at most ${MAX_RANGE_DAYS} days; leave from and to out for all time.`)
+      const lo = from ?? -1_000_000
+      const hi = to ?? 1_000_000
+      const nowMs = yield* billing.nowFor(scope)
+      const [days, dues, pending] = yield* Effect.all([
+        sql<{ key: string; count: number; amountKobo: number }>`SELECT key, sum(count)::bigint AS count, sum(amount_kobo)::bigint AS amount_kobo
+          FROM insight_days WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND key <> 'sched' AND day BETWEEN ${lo} AND ${hi}
+          GROUP BY key`,
+        sql<{ expected: number | null; collected: number | null }>`SELECT sum(expected_kobo)::bigint AS expected, sum(collected_kobo)::bigint AS collected
+          FROM insight_due_days WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND due_day BETWEEN ${lo} AND ${hi}`,
+        sql<{ n: number }>`SELECT count(*)::int AS n FROM transactions WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}
+          AND status = 'PendingReview'
+          ${from === undefined ? sql`` : sql`AND paid_at >= ${new Date(dayStartMs(from))}`}
+          ${to === undefined ? sql`` : sql`AND paid_at < ${new Date(dayStartMs(to + 1))}`}`
+      ], { concurrency: 1 }).pipe(Effect.orDie)
+      const of = (key: string) => days.find((d) => d.key === key)
+      const expectedKobo = Number(dues[0]?.expected ?? 0)
+      const collectedKobo = Number(dues[0]?.collected ?? 0)
+      const bands = Object.fromEntries(RISK_BANDS.map((b) => [b, Number(of(`risk:${b}`)?.count ?? 0)])) as Record<(typeof RISK_BANDS)[number], number>
+      const result: InsightsOverview = {
+        collectionRateBps: collectionRateBps(collectedKobo, expectedKobo),
+        expectedKobo,
+        collectedKobo,
+        outstandingDeficitKobo: expectedKobo - collectedKobo,
+        reconciliation: Object.fromEntries(RECONCILIATION_STATUSES.map((s) => [s, {
+          count: Number(of(`rs:${s}`)?.count ?? 0), amountKobo: Number(of(`rs:${s}`)?.amountKobo ?? 0)
+        }])) as InsightsOverview["reconciliation"],
+        risk: { pendingReview: pending[0]?.n ?? 0, highRisk: bands.high, bands },
+        from: from === undefined ? null : dayIso(from),
+        to: to === undefined ? null : dayIso(to),
+        asOf: new Date(nowMs).toISOString(),
+        mode: scope.mode
+      }
+      return result
+    })
+
+    const aging = Effect.fn("Insights.aging")(function* (scope: Scope) {
+      const nowMs = yield* billing.nowFor(scope)
+      const today = dayOf(nowMs)
+      const rows = yield* sql<{ dueDay: number; count: number; outstanding: number }>`
+        SELECT due_day, outstanding_count AS count, expected_kobo - collected_kobo AS outstanding FROM insight_due_days
+        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND outstanding_count > 0`.pipe(Effect.orDie)
+      const count = [0, 0, 0, 0]
+      const amount = [0, 0, 0, 0]
+      for (const r of rows) {
+        const i = AGING_BUCKETS.indexOf(agingBucketOf(Math.max(0, today - r.dueDay)))
+        count[i]! += Number(r.count)
+        amount[i]! += Number(r.outstanding)
+      }
+      const result: InsightsAging = {
+        buckets: AGING_BUCKETS.map((label, i) => ({ label, count: count[i]!, amountKobo: amount[i]! })),
+        totalOutstandingKobo: amount.reduce((a, b) => a + b, 0),
+        asOf: new Date(nowMs).toISOString(),
+        mode: scope.mode
+      }
+      return result
+    })
+
+    const forecast = Effect.fn("Insights.forecast")(function* (scope: Scope, days: number) {
+      const nowMs = yield* billing.nowFor(scope)
+      const today = dayOf(nowMs)
+      const [scheduled, trailing] = yield* Effect.all([
+        sql<{ day: number; amountKobo: number }>`SELECT day, amount_kobo FROM insight_days
+          WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND key = 'sched' AND day >= ${today} AND day < ${today + days}`,
+        sql<{ amount: number | null }>`SELECT sum(amount_kobo)::bigint AS amount FROM insight_days
+          WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND key = 'collected'
+            AND day > ${today - RUN_RATE_WINDOW_DAYS} AND day <= ${today}`
+      ], { concurrency: 1 }).pipe(Effect.orDie)
+      const trailing30DayCollectedKobo = Math.max(0, Number(trailing[0]?.amount ?? 0))
+      const weeks = forecastWeeks(days, nowMs, scheduled.map((s) => ({ dueMs: dayStartMs(s.day), amountKobo: Number(s.amountKobo) })), trailing30DayCollectedKobo)
+      const result: InsightsForecast = {
+        days,
+        runRatePerDayKobo: Math.floor(trailing30DayCollectedKobo / RUN_RATE_WINDOW_DAYS),
+        trailing30DayCollectedKobo,
+        weeks,
+        asOf: new Date(nowMs).toISOString(),
+        mode: scope.mode
+      }
+      return result
+    })
+
+    const customers = Effect.fn("Insights.customers")(function* (scope: Scope, take: number) {
+      const today = dayOf(yield* billing.nowFor(scope))
+      const page = yield* sql<{ customerId: string; name: string; email: string | null; expectedKobo: number; outstandingKobo: number }>`
+        SELECT c.customer_id, cu.name, cu.email, c.expected_kobo, c.outstanding_kobo FROM insight_customers c JOIN customers cu ON cu.id = c.customer_id
+        WHERE c.tenant_id = ${scope.tenantId} AND c.mode = ${scope.mode} AND c.expected_kobo > 0
+        ORDER BY c.outstanding_kobo DESC, c.customer_id LIMIT ${take + 1}`.pipe(Effect.orDie)
+      const shown = page.slice(0, take)
+      const ids = shown.map((c) => c.customerId)
+      const [refs, receivables] = ids.length === 0 ? [[], []] : yield* Effect.all([
+        sql<{ customerId: string; accountRef: string }>`SELECT customer_id, account_ref FROM virtual_accounts
+          WHERE customer_id = ANY(${ids}::text[]) AND status = 'Active' ORDER BY created_at, id`,
+        sql<{ customerId: string; dueDay: number; amountKobo: number; collectedKobo: number; paidDay: number | null }>`
+          SELECT customer_id, due_day, amount_kobo, collected_kobo, paid_day FROM insight_receivables WHERE customer_id = ANY(${ids}::text[])`
+      ], { concurrency: 1 }).pipe(Effect.orDie)
+      const result: InsightsCustomers = {
+        data: shown.map((c) => {
+          const input = scoreInputOf(receivables.filter((r) => r.customerId === c.customerId).map((r) => ({
+            dueDay: r.dueDay, amountKobo: Number(r.amountKobo), collectedKobo: Number(r.collectedKobo), paidDay: r.paidDay
+          })), today)
+          const score = customerScore(input)
+          return {
+            customerName: c.name,
+            email: c.email,
+            accountRefs: refs.filter((r) => r.customerId === c.customerId).map((r) => r.accountRef),
+            expectedKobo: Number(c.expectedKobo),
+            outstandingKobo: Number(c.outstandingKobo),
+            score,
+            band: bandOf(score)
+          }
+        }),
+        hasMore: page.length > take
+      }
+      return result
+    })
+
+    return { overview, aging, forecast, customers } as const
+  })
 }) {}

@@ -4,6 +4,7 @@ import type { Scope } from "../../src/domain/Mode.js"
 import { decideOutcome, FINAL_STATUSES, kindOf, MoneyJournal, transferEventType, transitOf, type TransferOutcome } from "../../src/domain/MoneyOut.js"
 import { Ledger } from "../Ledger.js"
 import { Outbox } from "../Outbox.js"
+import { INSIGHTS_ACCOUNT, type InsightsAccountData } from "../../streams/consumers/Registry.js"
 import { SettlementStore } from "../settlement/SettlementStore.js"
 import { HoldStore } from "./HoldStore.js"
 import { toTransfer, type TransferRow, TransferStore } from "./TransferStore.js"
@@ -68,6 +69,10 @@ export class TransferOutcomes extends Effect.Service<TransferOutcomes>()("servic
       if (returned && kind === "refund") {
         // The refund's money is back in the account, held in escrow under the deposit's hold until the tenant acts.
         yield* sql`UPDATE virtual_accounts SET amount_paid_kobo = amount_paid_kobo + ${row.amountKobo} WHERE id = ${row.virtualAccountId}`
+        yield* outbox.stage([{
+          tenantId: scope.tenantId, mode: scope.mode, type: INSIGHTS_ACCOUNT, subjectKey: row.accountRef!,
+          data: { accountId: row.virtualAccountId! } satisfies InsightsAccountData
+        }])
         yield* holds.holdReturned(scope, {
           reference: row.depositReference!, virtualAccountId: row.virtualAccountId!, accountRef: row.accountRef!, amountKobo: row.amountKobo,
           reason: `refund ${row.merchantTxRef} ${decision.status === "Failed" ? "failed" : "was reversed"}: its money is held again`

@@ -7,7 +7,9 @@ import { LedgerAccount, move } from "../../src/domain/Ledger.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { decideRefund, MoneyJournal, refundClaimLegs, refundReference, type RefundInput, refundedKobo, spendableKobo, tookMoney } from "../../src/domain/MoneyOut.js"
 import { overpaymentKobo } from "../../src/domain/Reconciliation.js"
+import { INSIGHTS_ACCOUNT, type InsightsAccountData } from "../../streams/consumers/Registry.js"
 import { Ledger } from "../Ledger.js"
+import { Outbox } from "../Outbox.js"
 import { BankProvider } from "../provider/BankProvider.js"
 import { Tenants } from "../Tenants.js"
 import { type TransactionRow, Transactions } from "../Transactions.js"
@@ -53,6 +55,7 @@ export class Refunds extends Effect.Service<Refunds>()("services/transfers/Refun
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const ledger = yield* Ledger
+    const outbox = yield* Outbox
     const transactions = yield* Transactions
     const store = yield* TransferStore
     const holds = yield* HoldStore
@@ -122,6 +125,10 @@ export class Refunds extends Effect.Service<Refunds>()("services/transfers/Refun
           Effect.catchTag("Overdrawn", () => Effect.fail(refundDecisionError(deposit.reference, { kind: "nothing_available", refundableKobo: decision.amountKobo })))
         )
         yield* sql`UPDATE virtual_accounts SET amount_paid_kobo = amount_paid_kobo - ${decision.amountKobo} WHERE id = ${deposit.virtualAccountId}`
+        yield* outbox.stage([{
+          tenantId: scope.tenantId, mode: scope.mode, type: INSIGHTS_ACCOUNT, subjectKey: deposit.accountRef ?? deposit.nuban,
+          data: { accountId: deposit.virtualAccountId } satisfies InsightsAccountData
+        }])
         if (hold?.status === "Held") {
           // The refund ends the deposit's hold: what it held beyond the refund goes back to the account's free funds.
           const rest = hold.heldKobo - decision.fromEscrowKobo

@@ -29,6 +29,7 @@ export const PROBLEM_CODES = {
   unknown_sub_merchant: 400,
   sub_merchant_unverified: 400,
   invalid_split_plan: 400,
+  invalid_date_range: 400,
   settlement_account_missing: 400,
   // 401
   unauthorized: 401,

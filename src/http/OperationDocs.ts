@@ -6,6 +6,7 @@
 
 import { AUTOMATION_DOCS } from "./docs/AutomationDocs.js"
 import { BILLING_DOCS } from "./docs/BillingDocs.js"
+import { INSIGHTS_DOCS } from "./docs/InsightsDocs.js"
 import { CHECKOUT_DOCS } from "./docs/CheckoutDocs.js"
 import { MONEY_OUT_DOCS } from "./docs/MoneyOutDocs.js"
 import { SETTLEMENT_DOCS } from "./docs/SettlementDocs.js"
@@ -19,6 +20,7 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   ...SETTLEMENT_DOCS,
   ...CHECKOUT_DOCS,
   ...BILLING_DOCS,
+  ...INSIGHTS_DOCS,
   "auth.token": doc("Exchange an API key for a bearer token", "credentials", "Send the key's `clientId` and `clientSecret`; the answer's `accessToken` is valid 3600 s and carries the tenant, the key's mode and the API plane. A revoked key gets 401."),
   "health.healthz": doc("Liveness probe", "public", "200 while the process serves HTTP. A failing liveness probe is a reason to restart the process."),
   "health.readyz": doc("Readiness probe", "public", "200 when the database answers and NATS is connected (or the in-process bus is used); otherwise 503 problem+json naming what is unreachable (`database_unavailable` or `bus_unavailable`). Route traffic elsewhere meanwhile: the process recovers on its own."),
@@ -41,10 +43,6 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   "transactions.get": doc("Fetch a transaction by its provider reference", "any"),
   "transactions.refund": doc("Refund an overpayment", "ownerAdmin", "Sends the deposit's unrefunded surplus back, capped by what the account is still overpaid by and by what is still here: its held money first, then its free money as far as the available balance holds it (settled or paid-out money is gone: 400 `nothing_available`). The destination is the payer's captured account unless the body gives `accountNumber` and `bankCode` (none known: 400 `destination_missing`); a name enquiry runs on it first, and a given `accountName` must match (422 `account_name_mismatch`). One provider transfer per deposit, `rfd_<reference>`: 200 `Sent`, then `AlreadySent` on every repeat; 409 `refund_in_progress` while it is being sent; 400 `no_refundable_surplus` when nothing is left to refund. Success releases the deposit's hold, lowers the account's `amountPaidKobo` and overpayment, and emits `refund.sent`; if the bank fails or returns it, the money is held again."),
   "transactions.review": doc("Approve or reject a transaction held for review", "ownerAdmin", "`decision` is `approve` or `reject` (any case). Only a `PendingReview` transaction can be decided (409 otherwise)."),
-  "insights.overview": doc("Collections overview", "later"),
-  "insights.aging": doc("Receivables aging", "later"),
-  "insights.forecast": doc("Collections forecast", "later"),
-  "insights.customers": doc("Customer insights", "later"),
   "sandbox.simulateDeposit": doc("Simulate an inbound transfer (sandbox)", "apiTest", "Sends a signed sandbox provider webhook for a test virtual account through the real receiver; `reversal: true` reverses the latest completed deposit."),
   "webhookEndpoints.list": doc("List webhook endpoints", "apiOrOwnerAdmin", PAGE + " The page key is `id`; secrets are never shown again."),
   "webhookEndpoints.create": doc("Register a webhook endpoint", "apiOrOwnerAdmin", "A public https URL; a host that does not resolve yet is accepted (addresses are checked again at each delivery, and private or loopback ones refused). The signing secret (`whsec_...`) is shown only in this answer."),

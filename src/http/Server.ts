@@ -3,9 +3,8 @@ import { Cause, Clock, Effect, Exit, Layer } from "effect"
 import * as crypto from "node:crypto"
 import { Api } from "./Api.js"
 import { AuthHandlers, DashboardHandlers, DashboardPublicHandlers } from "./handlers/AuthHandlers.js"
-import {
-  CopilotHandlers, InsightsHandlers
-} from "./handlers/LaterHandlers.js"
+import { CopilotHandlers } from "./handlers/LaterHandlers.js"
+import { InsightsHandlers } from "./handlers/InsightsHandlers.js"
 import { BillingHandlers } from "./handlers/BillingHandlers.js"
 import { CheckoutHandlers, CheckoutPublicHandlers } from "./handlers/CheckoutHandlers.js"
 import { SettingsHandlers, SubMerchantsHandlers } from "./handlers/SettlementHandlers.js"

@@ -26,8 +26,19 @@ export const RELAY: Subscription = { name: "relay", eventTypes: "all" }
 /** The webhook stager: every event may have endpoints to go to. */
 export const WEBHOOKS: Subscription = { name: "webhooks", eventTypes: "all" }
 
+/** Internal events that tell the insights consumer an account's or a billing schedule's figures changed. */
+export const INSIGHTS_ACCOUNT = "internal.insights.account"
+export const INSIGHTS_SCHEDULE = "internal.insights.schedule"
+export interface InsightsAccountData { readonly accountId: string }
+export interface InsightsScheduleData { readonly scheduleId: string; readonly accountId: string }
+/** The insight roll-ups (services/insights/InsightsConsumer.ts): every event that changes a figure. */
+export const INSIGHTS: Subscription = {
+  name: "insights",
+  eventTypes: ["deposit.reconciled", "transaction.reviewed", INSIGHTS_ACCOUNT, INSIGHTS_SCHEDULE]
+}
+
 /** The consumers the service runs. A new consumer is added here (and run with `makeConsumerRunner`). */
-export const BUILT_IN: ReadonlyArray<Subscription> = [RELAY, WEBHOOKS, AUTOMATION, AUTOMATION_ACTIONS]
+export const BUILT_IN: ReadonlyArray<Subscription> = [RELAY, WEBHOOKS, AUTOMATION, AUTOMATION_ACTIONS, INSIGHTS]
 
 const NAME = /^[a-z][a-z0-9_-]{0,62}$/
 const EVENT_TYPE = /^[a-z][a-z0-9_.]{0,99}$/

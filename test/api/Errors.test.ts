@@ -129,10 +129,10 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000 })("errors are problem+
   it.effect("an endpoint not built yet answers 501 not_implemented as problem+json", () =>
     Effect.gen(function* () {
       const { token } = yield* tenant
-      const r = yield* call("GET", "/api/v1/insights", { token })
+      const r = yield* call("POST", "/api/v1/copilot/ask", { token, json: { prompt: "How much came in today?" } })
       expectProblem(r, 501, "not_implemented")
       // Authentication still comes first.
-      expectProblem(yield* call("GET", "/api/v1/insights"), 401, "missing_token")
+      expectProblem(yield* call("POST", "/api/v1/copilot/ask", { json: { prompt: "How much came in today?" } }), 401, "missing_token")
     }))
 
   it.effect("problem documents carry RFC 9457 fields: type, title, status, instance", () =>

@@ -4,8 +4,4 @@ import { notYet } from "./Respond.js"
 
 // Groups whose issues have not landed yet answer 501 problem+json with code not_implemented.
 
-export const InsightsHandlers = HttpApiBuilder.group(Api, "insights", (h) =>
-  h.handle("overview", notYet("Insights")).handle("aging", notYet("Insights")).handle("forecast", notYet("Insights"))
-    .handle("customers", notYet("Insights")))
-
 export const CopilotHandlers = HttpApiBuilder.group(Api, "copilot", (h) => h.handle("ask", notYet("The copilot")))

@@ -1,0 +1,91 @@
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Layer } from "effect"
+import { dayOf } from "../../src/domain/InsightRollups.js"
+import type { Mode } from "../../src/domain/Mode.js"
+import { INSIGHTS, INSIGHTS_ACCOUNT, INSIGHTS_SCHEDULE, type InsightsAccountData, type InsightsScheduleData } from "../../streams/consumers/Registry.js"
+import { type ConsumedEvent, type Consumer, makeConsumerRunner } from "../../streams/consumers/Runner.js"
+import { Billing } from "../billing/Billing.js"
+import { type AccountTouch, Rollups, type ScheduleTouch } from "./Rollups.js"
+
+
+/**
+ * The insights consumer: one batch of events, in the runner's transaction, becomes one set-based update of the
+ * roll-ups. A deposit (`deposit.reconciled`, `transaction.reviewed`) is counted, or its collected part corrected, and its
+ * account recomputed (a receivable it fully pays counts as paid on the deposit's day, or the review's); an account
+ * created, removed or refunded, and a billing schedule changed or a period opened, come as internal events.
+ */
+export const handleInsights = (events: ReadonlyArray<ConsumedEvent>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rollups = yield* Rollups
+    const billing = yield* Billing
+    const nowMs = yield* Clock.currentTimeMillis
+    const deposits: Array<{ tenantId: string; mode: Mode; reference: string }> = []
+    const accounts: Array<AccountTouch> = []
+    const scheduleIds: Array<{ tenantId: string; mode: Mode; scheduleId: string }> = []
+    for (const e of events) {
+      const data = (JSON.parse(e.envelopeJson) as { data: unknown }).data
+      if (e.eventType === INSIGHTS_ACCOUNT) {
+        accounts.push({ tenantId: e.tenantId, mode: e.mode, accountId: (data as InsightsAccountData).accountId, atMs: nowMs })
+      } else if (e.eventType === INSIGHTS_SCHEDULE) {
+        const d = data as InsightsScheduleData
+        scheduleIds.push({ tenantId: e.tenantId, mode: e.mode, scheduleId: d.scheduleId })
+        accounts.push({ tenantId: e.tenantId, mode: e.mode, accountId: d.accountId, atMs: nowMs })
+      } else {
+        const reference = (data as { transaction?: { reference?: unknown } }).transaction?.reference
+        if (typeof reference === "string") deposits.push({ tenantId: e.tenantId, mode: e.mode, reference })
+      }
+    }
+    if (deposits.length > 0) {
+      const rows = yield* sql<{ id: number; tenantId: string; mode: Mode; virtualAccountId: string | null; paidAt: Date; reviewedAt: Date | null }>`
+        SELECT t.id, t.tenant_id, t.mode, t.virtual_account_id, t.paid_at, t.reviewed_at FROM transactions t
+        JOIN unnest(${deposits.map((d) => d.tenantId)}::text[], ${deposits.map((d) => d.mode)}::text[], ${deposits.map((d) => d.reference)}::text[])
+          AS k(tenant_id, mode, reference) ON t.tenant_id = k.tenant_id AND t.mode = k.mode AND t.reference = k.reference`
+      yield* rollups.applyTransactions(rows.map((r) => Number(r.id)))
+      for (const r of rows) {
+        if (r.virtualAccountId === null) continue
+        accounts.push({
+          tenantId: r.tenantId, mode: r.mode, accountId: r.virtualAccountId,
+          atMs: Math.max(r.paidAt.getTime(), r.reviewedAt?.getTime() ?? 0)
+        })
+      }
+    }
+    yield* rollups.touchAccounts(accounts)
+    if (scheduleIds.length > 0) {
+      const days = new Map<string, number>()
+      const touches: Array<ScheduleTouch> = []
+      for (const s of scheduleIds) {
+        const k = `${s.tenantId}|${s.mode}`
+        if (!days.has(k)) days.set(k, dayOf(yield* billing.nowFor({ tenantId: s.tenantId, mode: s.mode })))
+        touches.push({ ...s, day: days.get(k)! })
+      }
+      yield* rollups.touchSchedules(touches)
+    }
+  })
+
+export const insightsConsumer: Consumer<SqlClient.SqlClient | Rollups | Billing> = { ...INSIGHTS, withEnvelope: true, handle: handleInsights }
+
+/**
+ * Builds the roll-ups once from the data that was here before them (`insight_state.built`), then leaves them to the
+ * consumer. The build and the consumer may overlap: both recompute and add differences.
+ */
+export const buildOnce = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const rollups = yield* Rollups
+  const billing = yield* Billing
+  const [state] = yield* sql<{ built: boolean }>`SELECT built FROM insight_state`.pipe(Effect.orDie)
+  if (state?.built !== false) return
+  const started = Date.now()
+  yield* rollups.build((tenantId, mode) => Effect.map(billing.nowFor({ tenantId, mode }), dayOf))
+  yield* sql`UPDATE insight_state SET built = true, built_at = now()`.pipe(Effect.orDie)
+  yield* Effect.logInfo("insight roll-ups built from the existing data", { ms: Date.now() - started })
+})
+
+/** The insights consumer's loop, after the one-time build. */
+export const InsightsLive = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const runner = yield* makeConsumerRunner(insightsConsumer)
+    // In its own fiber: a build over a big existing data set must not hold up the service's start.
+    yield* Effect.forkScoped(Effect.zipRight(buildOnce, runner.start))
+  }).pipe(Effect.annotateLogs({ component: "insights" }))
+)
