@@ -12,8 +12,8 @@ const W = 640
 const BarChart = ({ id, title, rows }: { id: string; title: string; rows: ReadonlyArray<{ label: string; parts: ReadonlyArray<{ kobo: number; cls: string; name: string }> }> }) => {
   const max = Math.max(1, ...rows.map((r) => r.parts.reduce((s, p) => s + p.kobo, 0)))
   const rowH = 34
-  const labelW = 110
-  const valueW = 150
+  const labelW = 170
+  const valueW = 140
   const barW = W - labelW - valueW
   const h = rows.length * rowH + 8
   return (
@@ -99,7 +99,7 @@ export const InsightsPage = () => {
         <ErrorBox error={forecast.error} />
         {forecast.data && <>
           <BarChart id="chart-forecast" title="Expected collections per week: billing due (dark) and run-rate projection (light)"
-            rows={forecast.data.weeks.map((w) => ({ label: `wk ${lagos(w.weekStart)}`, parts: [{ kobo: w.scheduledKobo, cls: "bar-scheduled", name: "billing due" }, { kobo: w.projectedKobo, cls: "bar-projected", name: "projected" }] }))} />
+            rows={forecast.data.weeks.map((w) => ({ label: `From ${lagos(w.weekStart)}`, parts: [{ kobo: w.scheduledKobo, cls: "bar-scheduled", name: "billing due" }, { kobo: w.projectedKobo, cls: "bar-projected", name: "projected" }] }))} />
           <p class="muted">Run rate {formatNaira(forecast.data.runRatePerDayKobo)} a day (last 30 days: {formatNaira(forecast.data.trailing30DayCollectedKobo)}).</p>
         </>}
       </Section>
