@@ -171,6 +171,16 @@ layer(makeTestApp(), { timeout: 300_000, excludeTestServices: true })("the dashb
       yield* click(page, "Apply filters")
       yield* pw("one row", () => page.waitForFunction(() => (globalThis as any).document.querySelectorAll("table tbody tr").length === 1))
       expect(yield* text(page, "table tbody")).toMatch(/₦1,500\.00/)
+      // Its page: hold part of it in escrow, then release it.
+      yield* pw("open the deposit", () => page.locator("table tbody a").first().click())
+      yield* heading(page, /^Transaction /)
+      yield* fill(page, "hold-amount", "500")
+      yield* click(page, "Hold in escrow")
+      yield* waitText(page, "Hold Held: ₦500.00")
+      yield* axe(page, "transaction")
+      yield* shot(page, "transaction-hold")
+      yield* click(page, "Release hold")
+      yield* waitText(page, "Hold Released: ₦500.00")
 
       // A webhook endpoint: the signing secret shown once.
       yield* visit(page, "#/webhooks", "Webhooks", "webhooks-empty")
