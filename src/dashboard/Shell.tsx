@@ -123,7 +123,7 @@ export const AppShell = ({ route }: { route: string }) => {
       <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); mainRef.current?.focus() }}>Skip to content</a>
       {s.mode === "test"
         ? <div class="banner banner-test" id="mode-banner" role="note">Test mode: sandbox data only, no real money moves.</div>
-        : <div class="banner banner-live" id="mode-banner" role="note">
+        : <div class={`banner ${approved ? "banner-live" : "banner-locked"}`} id="mode-banner" role="note">
             Live mode{approved ? ": real money." : ": locked until an operator approves your onboarding. Live keys and live accounts cannot be created yet."}
           </div>}
       <header class="top">

@@ -15,7 +15,7 @@ export const HomePage = () => {
       </Section>
       <Section title="Get started">
         <ol class="steps">
-          {can(role, "onboarding") && <li><a href="#/onboarding">Submit your business details</a></li>}
+          {can(role, "onboarding") && !liveUnlocked(status) && <li><a href="#/onboarding">Submit your business details</a></li>}
           {can(role, "apiKeys") && <li><a href="#/keys">Create a test API key</a> for your integration</li>}
           <li><a href="#/accounts">Give a customer a virtual account</a> and, in test mode, simulate their transfer</li>
           <li><a href="#/review">Approve or reject risky deposits</a></li>
