@@ -133,7 +133,11 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
           periodsOf.set(p.accountId, l)
         }
         const oldOf = new Map<string, Array<(typeof old)[number]>>()
-        for (const r of old) oldOf.set(r.accountId, [...(oldOf.get(r.accountId) ?? []), r])
+        for (const r of old) {
+          const l = oldOf.get(r.accountId) ?? []
+          l.push(r)
+          oldOf.set(r.accountId, l)
+        }
         const accountOf = new Map(accounts.map((a) => [a.id, a]))
 
         const dues = new Map<string, DueDelta>()
@@ -245,6 +249,8 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
         const opened = yield* sql<{ scheduleId: string; amountKobo: number; dueAt: Date }>`
           SELECT schedule_id, amount_kobo, due_at FROM billing_periods WHERE schedule_id = ANY(${ids}::text[]) AND NOT cancelled AND amount_kobo > 0`
         const scheduleOf = new Map(schedules.map((s) => [s.id, s]))
+        const openedOf = new Map<string, Array<{ amountKobo: number; dueAtMs: number }>>()
+        for (const p of opened) openedOf.set(p.scheduleId, [...(openedOf.get(p.scheduleId) ?? []), { amountKobo: Number(p.amountKobo), dueAtMs: p.dueAt.getTime() }])
         const oldOf = new Map(old.map((o) => [o.scheduleId, o]))
         const deltas = new Map<string, DayDelta>()
         const add = (t: ScheduleTouch, day: number, amount: number) => {
@@ -260,7 +266,7 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
             ? scheduleDues({
                 status: s.status, interval: s.interval, anchor: anchorOf(s), dueOffsetDays: s.dueOffsetDays,
                 amountKobo: Number(s.amountKobo), nextAmountKobo: s.nextAmountKobo === null ? null : Number(s.nextAmountKobo), nextK: s.nextK,
-                opened: opened.filter((p) => p.scheduleId === s.id).map((p) => ({ amountKobo: Number(p.amountKobo), dueAtMs: p.dueAt.getTime() }))
+                opened: openedOf.get(s.id) ?? []
               }, t.day)
             : []
           const was = oldOf.get(t.scheduleId)
