@@ -5,7 +5,8 @@ import { Effect } from "effect"
  * Insight roll-ups (src/domain/InsightRollups.ts defines what they hold; services/insights/Rollups.ts keeps them; the
  * `insights` consumer runs it on every event that changes a figure). Days are Lagos day numbers (integer).
  * - `insight_days`: per (tenant, mode, day, key) a count and kobo: `rs:<reconciliation status>` and `risk:<band>` per
- *   deposit on its paid day, `collected` (what came in, net of reversals), `sched` (billing due that day).
+ *   deposit on its paid day, `pending` (deposits waiting for review, by paid day), `collected` (what came in, net of
+ *   reversals), `sched` (billing due that day).
  * - `insight_due_days`: per (tenant, mode, due day) the receivables due that day: how many, expected, collected, and
  *   how many still have something outstanding. (No CHECK on these additive rows: Postgres checks the proposed row of an
  *   INSERT ... ON CONFLICT DO UPDATE, which here is a difference, before it finds the conflict.) The overview's expected/collected/outstanding and the aging buckets
@@ -14,7 +15,8 @@ import { Effect } from "effect"
  *   difference and the customer score (`paid_day`: when it became fully collected).
  * - `insight_accounts`: one row per account seen, locked first by every recompute of the account (one at a time).
  * - `insight_customers`: per customer, expected and outstanding (the customers list's order).
- * - `insight_tx`: each deposit counted once (`collected_kobo`: what it adds to `collected` now).
+ * - `insight_tx`: each deposit counted once (`collected_kobo`: what it adds to `collected` now; `pending`: whether it
+ *   counts in `pending`).
  * - `insight_schedules`: each billing schedule's dues as last added to `sched`, for the next recompute's difference.
  * - `insight_state`: whether the roll-ups have been built from the data that was here before them (`built`); the
  *   insights worker builds them once (services/insights/InsightsWorker.ts) and the consumer keeps them.
@@ -71,7 +73,9 @@ export default Effect.gen(function* () {
     )`
   yield* sql`CREATE INDEX insight_customers_order_idx ON insight_customers (tenant_id, mode, outstanding_kobo DESC, customer_id)
     WHERE expected_kobo > 0`
-  yield* sql`CREATE TABLE insight_tx (id bigint PRIMARY KEY, collected_kobo bigint NOT NULL)`
+  yield* sql`CREATE TABLE insight_tx (id bigint PRIMARY KEY, collected_kobo bigint NOT NULL, pending boolean NOT NULL)`
+  // The customers list reads each customer's accounts.
+  yield* sql`CREATE INDEX virtual_accounts_customer_idx ON virtual_accounts (customer_id)`
   yield* sql`
     CREATE TABLE insight_schedules (
       schedule_id text PRIMARY KEY,

@@ -27,8 +27,11 @@ import { TransferCompleterLive, TransferDispatch } from "../services/transfers/T
 import { TransferStore } from "../services/transfers/TransferStore.js"
 import { Checkout, CheckoutClock } from "../services/checkout/Checkout.js"
 import { Billing, BillingClock } from "../services/billing/Billing.js"
+import { Copilot } from "../services/insights/Copilot.js"
+import { CopilotReads } from "../services/insights/CopilotReads.js"
 import { Insights } from "../services/insights/Insights.js"
 import { InsightsLive } from "../services/insights/InsightsConsumer.js"
+import { LanguageModelLive } from "../services/insights/LanguageModel.js"
 import { Rollups } from "../services/insights/Rollups.js"
 import { BillingClockLive } from "../services/billing/BillingClockWorker.js"
 import { AutoSettleLive } from "../services/settlement/AutoSettle.js"
@@ -77,7 +80,8 @@ export const BusesLive = Layer.unwrapEffect(
 
 /** Every domain service and the buses, given AppConfig and a migrated SqlClient. */
 export const makeServices = <E, R>(provider: Layer.Layer<BankProvider, E, R>) =>
-  Layer.mergeAll(Insights.Default, Rollups.Default).pipe(
+  Copilot.Default.pipe(
+    Layer.provideMerge(Layer.mergeAll(Insights.Default, Rollups.Default, CopilotReads.Default, LanguageModelLive)),
     Layer.provideMerge(Layer.mergeAll(Refunds.Default, AutomationActor.Default, Rules.Default, Flows.Default, Settlements.Default, Checkout.Default, Billing.Default)),
     Layer.provideMerge(Layer.mergeAll(Payouts.Default, Holds.Default, AutomationStore.Default, SettlementConfig.Default)),
     Layer.provideMerge(SubMerchants.Default),

@@ -42,16 +42,12 @@ export class Insights extends Effect.Service<Insights>()("services/insights/Insi
       const lo = from ?? -1_000_000
       const hi = to ?? 1_000_000
       const nowMs = yield* billing.nowFor(scope)
-      const [days, dues, pending] = yield* Effect.all([
+      const [days, dues] = yield* Effect.all([
         sql<{ key: string; count: number; amountKobo: number }>`SELECT key, sum(count)::bigint AS count, sum(amount_kobo)::bigint AS amount_kobo
           FROM insight_days WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND key <> 'sched' AND day BETWEEN ${lo} AND ${hi}
           GROUP BY key`,
         sql<{ expected: number | null; collected: number | null }>`SELECT sum(expected_kobo)::bigint AS expected, sum(collected_kobo)::bigint AS collected
-          FROM insight_due_days WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND due_day BETWEEN ${lo} AND ${hi}`,
-        sql<{ n: number }>`SELECT count(*)::int AS n FROM transactions WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}
-          AND status = 'PendingReview'
-          ${from === undefined ? sql`` : sql`AND paid_at >= ${new Date(dayStartMs(from))}`}
-          ${to === undefined ? sql`` : sql`AND paid_at < ${new Date(dayStartMs(to + 1))}`}`
+          FROM insight_due_days WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND due_day BETWEEN ${lo} AND ${hi}`
       ], { concurrency: 1 }).pipe(Effect.orDie)
       const of = (key: string) => days.find((d) => d.key === key)
       const expectedKobo = Number(dues[0]?.expected ?? 0)
@@ -65,7 +61,7 @@ export class Insights extends Effect.Service<Insights>()("services/insights/Insi
         reconciliation: Object.fromEntries(RECONCILIATION_STATUSES.map((s) => [s, {
           count: Number(of(`rs:${s}`)?.count ?? 0), amountKobo: Number(of(`rs:${s}`)?.amountKobo ?? 0)
         }])) as InsightsOverview["reconciliation"],
-        risk: { pendingReview: pending[0]?.n ?? 0, highRisk: bands.high, bands },
+        risk: { pendingReview: Number(of("pending")?.count ?? 0), highRisk: bands.high, bands },
         from: from === undefined ? null : dayIso(from),
         to: to === undefined ? null : dayIso(to),
         asOf: new Date(nowMs).toISOString(),

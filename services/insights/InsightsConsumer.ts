@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Effect, Layer, Schedule } from "effect"
 import { dayOf } from "../../src/domain/InsightRollups.js"
 import type { Mode } from "../../src/domain/Mode.js"
 import { INSIGHTS, INSIGHTS_ACCOUNT, INSIGHTS_SCHEDULE, type InsightsAccountData, type InsightsScheduleData } from "../../streams/consumers/Registry.js"
@@ -81,11 +81,19 @@ export const buildOnce = Effect.gen(function* () {
   yield* Effect.logInfo("insight roll-ups built from the existing data", { ms: Date.now() - started })
 })
 
-/** The insights consumer's loop, after the one-time build. */
+/** The insights consumer's loop, and the one-time build beside it (both recompute and add differences, so they may overlap). */
 export const InsightsLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     const runner = yield* makeConsumerRunner(insightsConsumer)
     // In its own fiber: a build over a big existing data set must not hold up the service's start.
-    yield* Effect.forkScoped(Effect.zipRight(buildOnce, runner.start))
+    // A failed build (the database gone for a while) is logged and tried again; the consumer starts either way.
+    const build = buildOnce.pipe(
+      Effect.tapErrorCause((cause) => Effect.logError("insight roll-ups: the build from the existing data failed; retrying", cause)),
+      Effect.sandbox,
+      Effect.retry(Schedule.exponential("1 second", 2).pipe(Schedule.either(Schedule.spaced("1 minute")))),
+      Effect.ignore
+    )
+    yield* Effect.forkScoped(build)
+    yield* runner.start
   }).pipe(Effect.annotateLogs({ component: "insights" }))
 )

@@ -64,15 +64,28 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
         if (ids.length === 0) return
         const unique = [...new Set(ids)].sort((a, b) => a - b)
         // Deposits counted before: the collected contribution now against the one counted (rows locked).
-        const changed = yield* sql<{ id: number; tenantId: string; mode: string; day: number; now: number; was: number }>`
+        const changed = yield* sql<{ id: number; tenantId: string; mode: string; day: number; now: number; was: number; pendingNow: boolean; pendingWas: boolean }>`
           SELECT t.id, t.tenant_id, t.mode, ${sql.literal(daySql("t.paid_at"))} AS day,
-            (${sql.literal(collectedSql("t"))}) AS now, x.collected_kobo AS was
+            (${sql.literal(collectedSql("t"))}) AS now, x.collected_kobo AS was, t.status = 'PendingReview' AS pending_now, x.pending AS pending_was
           FROM insight_tx x JOIN transactions t ON t.id = x.id WHERE x.id = ANY(${unique}::bigint[]) ORDER BY x.id FOR UPDATE OF x`
-        const moved = changed.filter((c) => Number(c.now) !== Number(c.was))
+        const moved = changed.filter((c) => Number(c.now) !== Number(c.was) || c.pendingNow !== c.pendingWas)
         if (moved.length > 0) {
-          yield* sql`UPDATE insight_tx x SET collected_kobo = u.c FROM unnest(${moved.map((m) => m.id)}::bigint[], ${moved.map((m) => m.now)}::bigint[]) AS u(id, c)
+          yield* sql`UPDATE insight_tx x SET collected_kobo = u.c, pending = u.p
+            FROM unnest(${moved.map((m) => m.id)}::bigint[], ${moved.map((m) => m.now)}::bigint[], ${moved.map((m) => m.pendingNow)}::boolean[]) AS u(id, c, p)
             WHERE x.id = u.id`
-          yield* addDays(moved.map((m) => ({ tenantId: m.tenantId, mode: m.mode, key: "collected", day: m.day, count: 0, amount: Number(m.now) - Number(m.was) })))
+          const deltas = new Map<string, DayDelta>()
+          const add = (m: (typeof moved)[number], key: string, count: number, amount: number) => {
+            const k = `${m.tenantId}|${m.mode}|${key}|${m.day}`
+            const d = deltas.get(k) ?? { tenantId: m.tenantId, mode: m.mode, key, day: m.day, count: 0, amount: 0 }
+            d.count += count
+            d.amount += amount
+            deltas.set(k, d)
+          }
+          for (const m of moved) {
+            add(m, "collected", 0, Number(m.now) - Number(m.was))
+            add(m, "pending", Number(m.pendingNow) - Number(m.pendingWas), 0)
+          }
+          yield* addDays(deltas.values())
         }
         const seen = new Set(changed.map((c) => Number(c.id)))
         const fresh = unique.filter((id) => !seen.has(id))
@@ -84,15 +97,15 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
       sql`WITH src AS (
             SELECT t.id, t.tenant_id, t.mode, ${sql.literal(daySql("t.paid_at"))} AS day, t.reconciliation_status, t.amount_kobo,
               ${sql.literal(riskBandSql("t"))} AS band,
-              (${sql.literal(collectedSql("t"))}) AS collected
+              (${sql.literal(collectedSql("t"))}) AS collected, t.status = 'PendingReview' AS pending
             FROM transactions t WHERE ${where}
           ),
-          ins AS (INSERT INTO insight_tx (id, collected_kobo) SELECT id, collected FROM src ORDER BY id ON CONFLICT (id) DO NOTHING RETURNING id)
+          ins AS (INSERT INTO insight_tx (id, collected_kobo, pending) SELECT id, collected, pending FROM src ORDER BY id ON CONFLICT (id) DO NOTHING RETURNING id)
         INSERT INTO insight_days (tenant_id, mode, key, day, count, amount_kobo)
         SELECT s.tenant_id, s.mode, k.key, s.day, sum(k.count), sum(k.amount)
         FROM src s JOIN ins USING (id)
           CROSS JOIN LATERAL (VALUES ('rs:' || s.reconciliation_status, 1, s.amount_kobo), ('risk:' || s.band, 1, 0::bigint),
-            ('collected', 0, s.collected)) AS k(key, count, amount)
+            ('collected', 0, s.collected), ('pending', s.pending::int, 0::bigint)) AS k(key, count, amount)
         GROUP BY s.tenant_id, s.mode, k.key, s.day
         ORDER BY s.tenant_id, s.mode, k.key, s.day
         ON CONFLICT (tenant_id, mode, key, day) DO UPDATE SET count = insight_days.count + excluded.count,

@@ -31,6 +31,7 @@ export const PROBLEM_CODES = {
   invalid_split_plan: 400,
   invalid_date_range: 400,
   settlement_account_missing: 400,
+  empty_prompt: 400,
   // 401
   unauthorized: 401,
   missing_token: 401,

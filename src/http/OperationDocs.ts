@@ -8,6 +8,7 @@ import { AUTOMATION_DOCS } from "./docs/AutomationDocs.js"
 import { BILLING_DOCS } from "./docs/BillingDocs.js"
 import { INSIGHTS_DOCS } from "./docs/InsightsDocs.js"
 import { CHECKOUT_DOCS } from "./docs/CheckoutDocs.js"
+import { COPILOT_DOCS } from "./docs/CopilotDocs.js"
 import { MONEY_OUT_DOCS } from "./docs/MoneyOutDocs.js"
 import { SETTLEMENT_DOCS } from "./docs/SettlementDocs.js"
 import { doc, type OperationDoc, PAGE, SIGNED } from "./OperationDoc.js"
@@ -21,6 +22,7 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   ...CHECKOUT_DOCS,
   ...BILLING_DOCS,
   ...INSIGHTS_DOCS,
+  ...COPILOT_DOCS,
   "auth.token": doc("Exchange an API key for a bearer token", "credentials", "Send the key's `clientId` and `clientSecret`; the answer's `accessToken` is valid 3600 s and carries the tenant, the key's mode and the API plane. A revoked key gets 401."),
   "health.healthz": doc("Liveness probe", "public", "200 while the process serves HTTP. A failing liveness probe is a reason to restart the process."),
   "health.readyz": doc("Readiness probe", "public", "200 when the database answers and NATS is connected (or the in-process bus is used); otherwise 503 problem+json naming what is unreachable (`database_unavailable` or `bus_unavailable`). Route traffic elsewhere meanwhile: the process recovers on its own."),
@@ -50,6 +52,5 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   "webhookEndpoints.replay": doc("Replay a webhook delivery", "apiOrOwnerAdmin", "Queues a failed, dead-lettered or pending delivery for an immediate attempt; a succeeded one is never sent again (409)."),
   "webhookEndpoints.delete": doc("Deactivate a webhook endpoint", "apiOrOwnerAdmin"),
   "receiver.receive": doc("Receive a bank provider webhook", "signature", SIGNED),
-  "receiver.receiveV1": doc("Receive a bank provider webhook (under /api/v1)", "signature", SIGNED),
-  "copilot.ask": doc("Ask the copilot", "later")
+  "receiver.receiveV1": doc("Receive a bank provider webhook (under /api/v1)", "signature", SIGNED)
 }

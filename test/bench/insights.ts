@@ -97,7 +97,7 @@ const seed = async (url: string, tenantId: string) => {
       await q(`inbox ${lo}..${hi}`, `INSERT INTO inbound_events (id, tenant_id, mode, provider, provider_reference, kind, account_number, payload, received_at, reconciled_at)
         SELECT i, $1, 'test', 'sandbox', 'ref-' || i, 'inflow', lpad((7000000000 + 1 + (i * 7919) % ${M})::text, 10, '0'), '{}'::jsonb,
           now() - ${rnd("i", 5, 180 * 24)} * interval '1 hour', now()
-        FROM generate_series(${lo}, ${hi}) i`, [tenantId])
+        FROM generate_series(${lo}::bigint, ${hi}::bigint) i`, [tenantId])
       await q(`deposits ${lo}..${hi}`, `INSERT INTO transactions (id, tenant_id, mode, provider, reference, inbound_event_id, virtual_account_id, account_ref,
           nuban, kind, amount_kobo, applied_kobo, status, reconciliation_status, risk_score, risk_reasons, sender_name, paid_at, reconciled_at)
         SELECT i, $1, 'test', 'sandbox', 'ref-' || i, i,
@@ -107,7 +107,7 @@ const seed = async (url: string, tenantId: string) => {
           CASE WHEN i % 50 = 0 THEN 'Unmatched' ELSE (ARRAY['Exact', 'Exact', 'Exact', 'Underpaid', 'Overpaid', 'Duplicate', 'Credited', 'Credited'])[1 + i % 8] END,
           least(100, ${rnd("i", 6, 40)} + CASE WHEN i % 7 = 0 THEN 45 ELSE 0 END), '[]'::jsonb, 'PAYER ' || a, paid, paid
         FROM (SELECT i, 1 + (i * 7919) % ${M} AS a, 100 + ${rnd("i", 7, 500000)} AS amount,
-          now() - ${rnd("i", 5, 180 * 24)} * interval '1 hour' AS paid FROM generate_series(${lo}, ${hi}) i) s`, [tenantId])
+          now() - ${rnd("i", 5, 180 * 24)} * interval '1 hour' AS paid FROM generate_series(${lo}::bigint, ${hi}::bigint) i) s`, [tenantId])
     }
     await q("sequences", `SELECT setval('inbound_events_id_seq', ${N}), setval('transactions_id_seq', ${N})`)
     await q("analyze", "ANALYZE")

@@ -65,14 +65,17 @@ layer(App, { timeout: 180_000, excludeTestServices: true })("consumer runner", (
       const deposit = yield* sql<{ consumer: string }>`
         SELECT p.consumer FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id WHERE o.tenant_id = ${t.tenantId} AND o.event_type = 'deposit.reconciled'`
       expect(deposit.map((r) => r.consumer)).toContain("test-flaky")
-      expect(deposit.every((r) => ["relay", "webhooks", "automation", "test-flaky"].includes(r.consumer))).toBe(true)
+      expect(deposit.every((r) => ["relay", "webhooks", "automation", "insights", "test-flaky"].includes(r.consumer))).toBe(true)
 
       // Every consumer's rows, read in the staging transaction (before the relay and the stager can take theirs).
       const tenantId = `ten_${crypto.randomBytes(12).toString("hex")}`
       const rows = yield* sql.withTransaction(
         Effect.gen(function* () {
           const event = (type: string): StagedEvent => ({ tenantId, mode: "test", type, subjectKey: "acct-1", data: {} })
-          yield* stage([event("deposit.reconciled"), event("test.ordered"), event("transaction.reviewed"), event("internal.automation.fired")])
+          yield* stage([
+            event("deposit.reconciled"), event("test.ordered"), event("transaction.reviewed"), event("internal.automation.fired"),
+            event("internal.insights.account")
+          ])
           return yield* sql<{ eventType: string; consumer: string }>`
             SELECT o.event_type, p.consumer FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
             WHERE o.tenant_id = ${tenantId} ORDER BY o.id, p.consumer`
@@ -81,15 +84,18 @@ layer(App, { timeout: 180_000, excludeTestServices: true })("consumer runner", (
       // An internal event goes to the one consumer that wants it: never to the relay nor to webhooks.
       expect(rows).toEqual([
         { eventType: "deposit.reconciled", consumer: "automation" },
+        { eventType: "deposit.reconciled", consumer: "insights" },
         { eventType: "deposit.reconciled", consumer: "relay" },
         { eventType: "deposit.reconciled", consumer: "test-flaky" },
         { eventType: "deposit.reconciled", consumer: "webhooks" },
         { eventType: "test.ordered", consumer: "relay" },
         { eventType: "test.ordered", consumer: "test-ordered" },
         { eventType: "test.ordered", consumer: "webhooks" },
+        { eventType: "transaction.reviewed", consumer: "insights" },
         { eventType: "transaction.reviewed", consumer: "relay" },
         { eventType: "transaction.reviewed", consumer: "webhooks" },
-        { eventType: "internal.automation.fired", consumer: "automation-actions" }
+        { eventType: "internal.automation.fired", consumer: "automation-actions" },
+        { eventType: "internal.insights.account", consumer: "insights" }
       ])
     }))
 

@@ -1,8 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
-import { BadRequest, Conflict, Forbidden, NotFound, NotImplemented } from "../../contract/Problems.js"
-import { Body, listOf, OpenObject, OptionalBody, TakeParams } from "../../contract/Schemas.js"
+import { BadRequest, Conflict, Forbidden, NotFound } from "../../contract/Problems.js"
+import { Body, listOf, OptionalBody, TakeParams } from "../../contract/Schemas.js"
+import { CopilotAnswer } from "../../contract/Insights.js"
 import { Settlement, SettlementRun } from "../../contract/Settlement.js"
 import { Hold } from "../../contract/Transfer.js"
 import { PositiveKobo } from "../../domain/Money.js"
@@ -30,9 +31,10 @@ export class SettlementsApi extends HttpApiGroup.make("settlements")
 export class CopilotApi extends HttpApiGroup.make("copilot")
   .add(
     HttpApiEndpoint.post("ask", "/api/v1/copilot/ask")
-      .setPayload(Body({ prompt: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2000)) }))
-      .addSuccess(OpenObject)
+      .setPayload(Body({ prompt: Schema.String.pipe(Schema.maxLength(2000, { message: () => "prompt must be at most 2000 characters" })) }))
+      .addSuccess(CopilotAnswer)
+      .addError(BadRequest)
   )
-  .addError(NotImplemented)
+  .addError(Forbidden)
   .middleware(Authentication)
 {}
