@@ -1,12 +1,13 @@
 import { useState } from "preact/hooks"
 import { dash, enc } from "../calls.js"
+import { lagos } from "../Dates.js"
 import { formatBps, formatNaira } from "../Money.js"
 import { useSession } from "../Session.js"
 import type { CopilotAnswer } from "../../contract/Insights.js"
 import { Button, ErrorBox, Form, Section, Table, useAction, useId } from "../ui.js"
 
 const figure = (name: string, v: number | string | null) =>
-  v === null ? "—" : typeof v === "number" && /kobo$/i.test(name) ? formatNaira(v) : typeof v === "number" && /bps$/i.test(name) ? formatBps(v) : String(v)
+  v === null ? "—" : typeof v === "number" && /kobo$/i.test(name) ? formatNaira(v) : typeof v === "number" && /bps$/i.test(name) ? formatBps(v) : typeof v === "string" && /^\d{4}-\d{2}-\d{2}(T.*)?$/.test(v) ? lagos(v) : String(v)
 
 const refLink = (kind: string, id: string) =>
   /account/i.test(kind) ? `#/accounts/${enc(id)}` : /transaction|deposit/i.test(kind) ? `#/transactions/${enc(id)}` : null
@@ -51,9 +52,9 @@ export const CopilotPage = () => {
             <>
               <h3>References</h3>
               <ul class="refs">
-                {a.references.map((r) => {
+                {a.references.map((r, j) => {
                   const href = refLink(r.kind, r.id)
-                  return <li key={r.kind + r.id}>{r.kind}: {href ? <a href={href}>{r.id}</a> : <code>{r.id}</code>}</li>
+                  return <li key={j}>{r.kind}: {href ? <a href={href}>{r.id}</a> : <code>{r.id}</code>}</li>
                 })}
               </ul>
             </>
