@@ -14,6 +14,7 @@ import { ReceiverHandlers, SandboxHandlers, TransactionsHandlers } from "./handl
 import { HealthHandlers } from "./handlers/HealthHandlers.js"
 import { WebhookEndpointsHandlers } from "./handlers/WebhookEndpointHandlers.js"
 import { VirtualAccountHandlers } from "./handlers/VirtualAccountHandlers.js"
+import { DashboardRoutes } from "./DashboardPage.js"
 import { databaseUnavailable } from "./DatabaseUnavailable.js"
 import { problemDetails } from "./Problem.js"
 import { AuthenticationLive } from "./Security.js"
@@ -92,6 +93,7 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive),
 export const HttpLive = HttpApiBuilder.serve((app) => accessLog(problemDetails(app))).pipe(
   Layer.provide(HttpApiBuilder.middleware(databaseUnavailable)),
   Layer.provide(RootRedirect),
+  Layer.provide(DashboardRoutes),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/swagger/v1/swagger.json" })),
   Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
   Layer.provide(ApiLive)

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { DASHBOARD_SRC, dashboardBundle } from "../../src/http/DashboardAssets.js"
+import { dashboardHtml } from "../../src/http/DashboardPage.js"
+
+/**
+ * The dashboard's sources stay browser code: they import Preact, each other, and the service's contract for its types
+ * only (erased from the bundle), never a module that would pull server code or Node into the page. The service builds
+ * them into one script and one stylesheet under content-hashed names, and the page names nothing else.
+ */
+
+const files = (dir: string): Array<string> =>
+  fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name)
+    return e.isDirectory() ? files(p) : /\.tsx?$/.test(e.name) ? [p] : []
+  })
+
+const IMPORT = /(?:^|\n)\s*(import|export)(\s+type)?\s[^"';]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g
+
+describe("the dashboard bundle", () => {
+  it("imports only Preact, itself, and the contract's types", () => {
+    const bad: Array<string> = []
+    let seen = 0
+    for (const f of files(DASHBOARD_SRC)) {
+      for (const m of fs.readFileSync(f, "utf8").matchAll(IMPORT)) {
+        const spec = (m[3] ?? m[4])!
+        seen++
+        const typeOnly = m[2] !== undefined
+        const target = spec.startsWith(".") ? path.resolve(path.dirname(f), spec) : spec
+        const ok = spec === "preact" || spec.startsWith("preact/") ||
+          (spec.startsWith(".") && target.startsWith(DASHBOARD_SRC)) ||
+          (typeOnly && spec.startsWith(".") && target.includes(`${path.sep}src${path.sep}contract${path.sep}`))
+        if (!ok) bad.push(`${path.relative(DASHBOARD_SRC, f)} imports ${typeOnly ? "type " : ""}${spec}`)
+      }
+    }
+    expect(bad).toEqual([])
+    expect(seen).toBeGreaterThan(50)
+  })
+
+  it.effect("builds into one script and one stylesheet with content-hashed names, named by the page and nothing else", () =>
+    Effect.gen(function* () {
+      const b = yield* dashboardBundle
+      expect(b.script.name).toMatch(/^app-[0-9a-f]{16}\.js$/)
+      expect(b.style.name).toMatch(/^app-[0-9a-f]{16}\.css$/)
+      expect(b.script.body.length).toBeGreaterThan(10_000)
+      expect(b.script.body.length).toBeLessThan(400_000)
+      // Built once per process: the same object on the next request.
+      expect(yield* dashboardBundle).toBe(b)
+      const html = dashboardHtml(b)
+      const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1])
+      expect(refs).toEqual(["data:,", `/dashboard/assets/${b.style.name}`, `/dashboard/assets/${b.script.name}`])
+      expect(html).not.toMatch(/<script(?![^>]*\bsrc=)/)
+      expect(html).not.toMatch(/style=/)
+      const js = new TextDecoder().decode(b.script.body)
+      expect(js).not.toMatch(/node:|require\(/)
+    }))
+})
