@@ -244,5 +244,5 @@ layer(makeTestApp(), { timeout: 600_000, excludeTestServices: true })("insight r
         fc.assert(fc.asyncProperty(scenario, (s) => Runtime.runPromise(runtime)(check(s))), { numRuns: 14, endOnFailure: true })
       )
       yield* assertLedgerInvariant
-    }))
+    }), 300_000) // 14 tenants through the real pipeline: ~35 s on a quiet machine, several times that beside other suites
 })
