@@ -8,7 +8,8 @@ import type { CreateVirtualAccount, VirtualAccount } from "../src/contract/Virtu
 import { BadGateway, BadRequest, Conflict, notFound } from "../src/contract/Problems.js"
 import { pageOf } from "../src/contract/Schemas.js"
 import { cursorId, limitOf, type PageRequest } from "./Paging.js"
-import { BankProvider } from "./provider/BankProvider.js"
+import { Providers } from "./provider/Providers.js"
+import { placeholderEmail } from "../src/domain/ProviderRefs.js"
 import { Tenants } from "./Tenants.js"
 import { Outbox } from "./Outbox.js"
 import { INSIGHTS_ACCOUNT, type InsightsAccountData } from "../streams/consumers/Registry.js"
@@ -83,7 +84,7 @@ const inProgress = (accountRef: string) =>
 export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("services/VirtualAccounts", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const provider = yield* BankProvider
+    const providers = yield* Providers
     const tenants = yield* Tenants
     const outbox = yield* Outbox
     /** Tells the insights consumer the account's receivables may have changed (created, removed). */
@@ -104,7 +105,7 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("services
         ${lock ? sql`FOR UPDATE OF va` : sql``}`.pipe(Effect.map((rows) => rows[0]))
 
     /** Claims the accountRef: inserts a Provisioning row, or decides what an existing one means. */
-    const claim = (tenantId: string, mode: Mode, input: CreateVirtualAccount, fingerprint: string) =>
+    const claim = (tenantId: string, mode: Mode, input: CreateVirtualAccount, fingerprint: string, providerName: string) =>
       sql.withTransaction(
         Effect.gen(function* () {
           const existing = yield* findByRef(tenantId, mode, input.accountRef, true)
@@ -129,7 +130,7 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("services
           const inserted = yield* sql`
             INSERT INTO virtual_accounts ${sql.insert({
               id, tenantId, mode, accountRef: input.accountRef, customerId, requestFingerprint: fingerprint,
-              status: "Provisioning", provider: provider.name,
+              status: "Provisioning", provider: providerName,
               expectedAmountKobo: input.expectedAmountKobo ?? null,
               expiryDateUtc: input.expiryDateUtc ? new Date(input.expiryDateUtc) : null,
               subMerchantRef: input.subMerchantRef ?? null
@@ -151,19 +152,37 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("services
         return rows[0]!.id
       })
 
+    /**
+     * The e-mail of the account's provider customer: the customer's own when this is the earliest of the tenant's
+     * accounts with that e-mail (a Paystack customer has one dedicated account per bank), else a stable placeholder.
+     * Deterministic, so a retried provisioning finds the same provider customer.
+     */
+    const providerEmail = (tenantId: string, mode: Mode, input: CreateVirtualAccount, accountId: string) =>
+      Effect.gen(function* () {
+        if (!input.email) return placeholderEmail(tenantId, mode, input.accountRef)
+        const [earlier] = yield* sql<{ id: string }>`SELECT va.id FROM virtual_accounts va JOIN customers c ON c.id = va.customer_id
+          WHERE va.tenant_id = ${tenantId} AND va.mode = ${mode} AND lower(c.email) = lower(${input.email}) AND va.id <> ${accountId}
+            AND (va.created_at, va.id) < (SELECT created_at, id FROM virtual_accounts WHERE id = ${accountId}) LIMIT 1`.pipe(Effect.orDie)
+        return earlier ? placeholderEmail(tenantId, mode, input.accountRef) : input.email
+      })
+
     const create = Effect.fn("VirtualAccounts.create")(function* (tenantId: string, mode: Mode, input: CreateVirtualAccount) {
       if (mode === "live") yield* tenants.requireApproved(tenantId, "Provisioning a live virtual account")
       const fingerprint = fingerprintOf(input)
-      const claimed = yield* claim(tenantId, mode, input, fingerprint).pipe(
-        Effect.catchTag("LostInsertRace", () => claim(tenantId, mode, input, fingerprint)),
+      // The provider first: live mode with none connected is 409 provider_not_connected before anything is written.
+      const provider = yield* providers.resolve({ tenantId, mode })
+      const claimed = yield* claim(tenantId, mode, input, fingerprint, provider.name).pipe(
+        Effect.catchTag("LostInsertRace", () => claim(tenantId, mode, input, fingerprint, provider.name)),
         Effect.catchTag("LostInsertRace", () => Effect.fail(inProgress(input.accountRef))),
         Effect.catchTag("SqlError", Effect.die)
       )
       if (claimed.kind === "existing") return { created: false, account: toVirtualAccount(claimed.row) }
 
-      const credentials = yield* tenants.providerFor(tenantId, mode)
+      const email = yield* providerEmail(tenantId, mode, input, claimed.id)
       const provisioned = yield* provider
-        .createVirtualAccount({ merchantId: credentials.merchantId, mode, accountRef: input.accountRef, customerName: input.name })
+        .createVirtualAccount({
+          tenantId, merchantId: provider.merchantId, mode, accountRef: input.accountRef, customerName: input.name, email, phone: input.phone ?? null
+        })
         .pipe(
           Effect.tapError((e) =>
             Effect.logWarning("virtual account provisioning failed at the provider", { accountRef: input.accountRef, reason: e.reason }).pipe(
@@ -176,7 +195,8 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("services
       yield* sql.withTransaction(Effect.gen(function* () {
         yield* sql`
           UPDATE virtual_accounts SET status = 'Active', nuban = ${provisioned.nuban}, bank_code = ${provisioned.bankCode},
-            bank_name = ${provisioned.bankName}, account_name = ${provisioned.accountName}
+            bank_name = ${provisioned.bankName}, account_name = ${provisioned.accountName},
+            provider_customer_code = ${provisioned.providerCustomerCode ?? null}
           WHERE id = ${claimed.id}`
         yield* insightsChanged(tenantId, mode, claimed.id, input.accountRef)
       })).pipe(Effect.orDie)

@@ -36,6 +36,19 @@ export interface AppConfig {
    * event loop), so the service uses two cores. Off, or on the embedded default, everything shares one thread.
    */
   readonly workerThread: boolean
+  /**
+   * SANDBOX_LIVE_MODE=1 (development and demos only, announced at start-up): the built-in sandbox bank serves live mode
+   * for tenants with no provider connection. Off: live mode needs a real provider (409 provider_not_connected).
+   */
+  readonly sandboxLiveMode: boolean
+  /** PAYSTACK_BASE_URL: where the Paystack adapter calls, for both modes (tests and rehearsals point it at the fake). */
+  readonly paystackBaseUrl: string
+  /** PROVIDER_SYNC_INTERVAL_MS: how often the missed-webhook sync lists each connection's credits (0: never). */
+  readonly providerSyncIntervalMs: number
+  /** PROVIDER_SYNC_WINDOW_HOURS: how far back each sync pass looks. */
+  readonly providerSyncWindowHours: number
+  /** PUBLIC_URL: the service's public origin, for the webhook URL a tenant pastes into its provider's dashboard. */
+  readonly publicUrl: Option.Option<string>
 }
 
 const emptyAsNone = (c: Config.Config<Option.Option<string>>) =>
@@ -51,6 +64,15 @@ const delaysMs = Config.string("WEBHOOK_RETRY_DELAYS_MS").pipe(
       : Either.left(ConfigError.InvalidData([], `WEBHOOK_RETRY_DELAYS_MS must be a comma list of non-negative integer milliseconds, got ${JSON.stringify(raw)}`))
   })
 )
+
+const isHttpUrl = (s: string) => {
+  try {
+    const u = new URL(s)
+    return u.protocol === "http:" || u.protocol === "https:"
+  } catch {
+    return false
+  }
+}
 
 const flag = (name: string, unset = false) =>
   Config.string(name).pipe(
@@ -90,7 +112,24 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
     Config.validate({ message: "RECEIVER_COMMITTERS must be 1..16", validation: (n) => n >= 1 && n <= 16 })
   ),
   role: Config.literal("all", "api", "worker")("SERVICE_ROLE").pipe(Config.withDefault("all" as const)),
-  workerThread: flag("WORKER_THREAD", true)
+  workerThread: flag("WORKER_THREAD", true),
+  sandboxLiveMode: flag("SANDBOX_LIVE_MODE"),
+  paystackBaseUrl: Config.string("PAYSTACK_BASE_URL").pipe(
+    Config.withDefault("https://api.paystack.co"),
+    Config.validate({ message: "PAYSTACK_BASE_URL must be an http(s) URL", validation: isHttpUrl })
+  ),
+  providerSyncIntervalMs: Config.integer("PROVIDER_SYNC_INTERVAL_MS").pipe(
+    Config.withDefault(600_000),
+    Config.validate({ message: "PROVIDER_SYNC_INTERVAL_MS must be 0 (off) or at least 1000", validation: (n) => n === 0 || n >= 1000 })
+  ),
+  providerSyncWindowHours: Config.integer("PROVIDER_SYNC_WINDOW_HOURS").pipe(
+    Config.withDefault(48),
+    Config.validate({ message: "PROVIDER_SYNC_WINDOW_HOURS must be 1..720", validation: (n) => n >= 1 && n <= 720 })
+  ),
+  publicUrl: emptyAsNone(Config.option(Config.string("PUBLIC_URL"))).pipe(
+    Config.validate({ message: "PUBLIC_URL must be an http(s) URL", validation: (o) => Option.isNone(o) || isHttpUrl(o.value) }),
+    Config.map(Option.map((u) => u.replace(/\/+$/, "")))
+  )
 }).pipe(
   Config.validate({
     message: "SERVICE_ROLE=api or worker needs DATABASE_URL and NATS_URL (the embedded database and the in-process bus live in one process)",

@@ -14,6 +14,10 @@ import { Ledger } from "../services/Ledger.js"
 import { Outbox } from "../services/Outbox.js"
 import type { BankProvider } from "../services/provider/BankProvider.js"
 import { SandboxFaults } from "../services/provider/SandboxFaults.js"
+import { ProvidersLive } from "../services/provider/Providers.js"
+import { PaystackInbound } from "../services/provider/PaystackInbound.js"
+import { ProviderSetup } from "../services/provider/ProviderSetup.js"
+import { ProviderSync, ProviderSyncLive } from "../services/provider/ProviderSync.js"
 import { SandboxProviderLive } from "../services/provider/SandboxProvider.js"
 import { SandboxReporterLive } from "../services/provider/SandboxReporter.js"
 import { BankDirectory } from "../services/transfers/BankDirectory.js"
@@ -85,6 +89,7 @@ export const makeServices = <E, R>(provider: Layer.Layer<BankProvider, E, R>) =>
     Layer.provideMerge(Layer.mergeAll(Refunds.Default, AutomationActor.Default, Rules.Default, Flows.Default, Settlements.Default, Checkout.Default, Billing.Default)),
     Layer.provideMerge(Layer.mergeAll(Payouts.Default, Holds.Default, AutomationStore.Default, SettlementConfig.Default)),
     Layer.provideMerge(SubMerchants.Default),
+    Layer.provideMerge(Layer.mergeAll(PaystackInbound.Default, ProviderSync.Default, ProviderSetup.Default)),
     Layer.provideMerge(Layer.mergeAll(Receiver.Default, Reconciler.Default, Reviews.Default, TransferDispatch.Default, BankDirectory.Default)),
     Layer.provideMerge(TransferOutcomes.Default),
     Layer.provideMerge(SettlementStore.Default),
@@ -92,6 +97,7 @@ export const makeServices = <E, R>(provider: Layer.Layer<BankProvider, E, R>) =>
       Users.Default, ApiKeys.Default, VirtualAccounts.Default, Inbox.Default, Transactions.Default, Ledger.Default,
       TransferStore.Default, HoldStore.Default, PayoutCaps.Default
     )),
+    Layer.provideMerge(ProvidersLive),
     Layer.provideMerge(Layer.mergeAll(Tenants.Default, Tokens.Default, provider, BusesLive, Outbox.Default)),
     Layer.provideMerge(Layer.mergeAll(KeysLayer, SandboxFaults.Default, CheckoutClock.Default, BillingClock.Default))
   )
@@ -101,7 +107,7 @@ export const ServicesLive = makeServices(SandboxProviderLive)
 /** The workers downstream of the reconciler, and the upkeep: what the main thread runs when the reconciler has a thread of its own. */
 export const DownstreamWorkersLive = Layer.mergeAll(
   InboxSweeperLive, OutboxRelayLive, WebhookDispatcherLive, TableStatsKeeperLive, TransferCompleterLive, SandboxReporterLive,
-  AutomationPlannerLive, AutomationActorLive, AutoSettleLive, BillingClockLive, InsightsLive
+  AutomationPlannerLive, AutomationActorLive, AutoSettleLive, BillingClockLive, InsightsLive, ProviderSyncLive
 )
 
 /** The reconciler alone: what the reconciler's thread runs. */

@@ -64,6 +64,10 @@ const parseWebhook = (provider: string, rawBody: string): Either.Either<Record<s
 const signedBy = (creds: ProviderCredentials | undefined, provider: string, record: Record<string, unknown>, signature: string | undefined): creds is ProviderCredentials =>
   creds !== undefined && creds.provider === provider && verifySandboxSignature(creds.webhookSecret, record, signature)
 
+/** The sandbox serves live mode only under SANDBOX_LIVE_MODE=1: otherwise a live merchant id is refused, signed or not. */
+const sandboxLiveRefused = () =>
+  new Unauthorized({ code: "sandbox_not_live", message: "The sandbox bank does not serve live mode (SANDBOX_LIVE_MODE is off): live-mode money comes only from a connected bank provider." })
+
 /**
  * The inbound half of the pipeline: verify, make durable in the inbox, then publish to the deposit stream.
  * A valid signature always gets 200 with what happened, so the provider stops retrying.
@@ -127,7 +131,8 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
       )
     )
     // Committers side by side (RECEIVER_COMMITTERS): fewer make bigger batches, so fewer statements and commits.
-    const committers = (yield* AppConfigTag).receiverCommitters
+    const config = yield* AppConfigTag
+    const committers = config.receiverCommitters
     for (let i = 0; i < committers; i++) {
       yield* Queue.takeBetween(arrivals, 1, ACCEPT_BATCH).pipe(
         Effect.flatMap((batch) => acceptBatch(Chunk.toReadonlyArray(batch))),
@@ -198,6 +203,7 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
       const record = yield* parseWebhook(provider, rawBody)
       const creds = yield* credentialsFor(record.merchantId)
       if (!signedBy(creds, provider, record, signature)) return yield* badSignature()
+      if (creds.mode === "live" && !config.sandboxLiveMode) return yield* sandboxLiveRefused()
       if (isTransferOutcomeEvent(record.event)) return yield* transferOutcome(creds, record, rawBody)
       const decoded = decodeEvent(record)
       if (decoded._tag === "Left") {
@@ -228,6 +234,10 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
       if (creds === undefined) return false
       if (!signedBy(creds, provider, record, signature)) {
         done(Exit.fail(badSignature()))
+        return true
+      }
+      if (creds.mode === "live" && !config.sandboxLiveMode) {
+        done(Exit.fail(sandboxLiveRefused()))
         return true
       }
       const decoded = decodeEvent(record)

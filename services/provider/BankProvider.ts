@@ -2,11 +2,15 @@ import { Context, Data, type Effect, type Option } from "effect"
 import type { Mode } from "../../src/domain/Mode.js"
 
 export interface ProvisionRequest {
+  readonly tenantId: string
   readonly merchantId: string
   readonly mode: Mode
   /** The provider-side idempotency key: the same accountRef always yields the same account. */
   readonly accountRef: string
   readonly customerName: string
+  /** The provider customer's e-mail: the customer's own, or a stable placeholder (src/domain/ProviderRefs.ts). */
+  readonly email: string
+  readonly phone: string | null
 }
 
 export interface ProvisionedAccount {
@@ -14,6 +18,8 @@ export interface ProvisionedAccount {
   readonly bankCode: string
   readonly bankName: string
   readonly accountName: string
+  /** The provider's customer the account belongs to (Paystack's `customer_code`), when it has one. */
+  readonly providerCustomerCode?: string
 }
 
 export interface NameEnquiryResult {
@@ -28,6 +34,7 @@ export interface ProviderBank {
 }
 
 export interface TransferRequest {
+  readonly tenantId: string
   readonly merchantId: string
   readonly mode: Mode
   /** Our reference (the transfer's merchantTxRef): the provider's idempotency key, so one reference pays at most once. */
@@ -37,6 +44,14 @@ export interface TransferRequest {
   readonly bankCode: string
   readonly accountName: string
   readonly narration: string | null
+}
+
+/** Which transfer a status check asks about: ours by (tenant, mode, merchantTxRef). */
+export interface TransferLookup {
+  readonly tenantId: string
+  readonly merchantId: string
+  readonly mode: Mode
+  readonly reference: string
 }
 
 /** The provider's own view of a transfer it accepted. */
@@ -67,7 +82,11 @@ export interface BankProviderShape {
    */
   readonly transfer: (req: TransferRequest) => Effect.Effect<ProviderTransfer, ProviderError | TransferRejected>
   /** The provider's state of a transfer by our reference; none when it never received it. */
-  readonly transferStatus: (merchantId: string, reference: string) => Effect.Effect<Option.Option<ProviderTransfer>, ProviderError>
+  readonly transferStatus: (lookup: TransferLookup) => Effect.Effect<Option.Option<ProviderTransfer>, ProviderError>
 }
 
+/** The provider refused the connection's credentials (Paystack 401 "Invalid key"). */
+export class CredentialsRejected extends Data.TaggedError("CredentialsRejected")<{ readonly provider: string; readonly reason: string }> {}
+
+/** The built-in sandbox adapter (and what tests wrap it with); services reach a tenant's provider through `Providers`. */
 export class BankProvider extends Context.Tag("services/BankProvider")<BankProvider, BankProviderShape>() {}

@@ -6,7 +6,7 @@ import { isValidNuban, makeNuban } from "../../src/domain/Nuban.js"
 import { MoneyOutSettings } from "../transfers/Settings.js"
 import {
   AccountNotFound, BankProvider, InvalidBankAccount, ProviderError, type ProviderTransfer, type ProvisionRequest, TransferRejected,
-  type TransferRequest
+  type TransferLookup, type TransferRequest
 } from "./BankProvider.js"
 import { type SandboxOperation, SandboxFaults } from "./SandboxFaults.js"
 
@@ -122,7 +122,7 @@ export const SandboxProviderLive = Layer.effect(
       )
 
     /** A SLOW TRANSFER account's transfer succeeds when someone asks: it never reports by itself. */
-    const transferStatus = (merchantId: string, reference: string) =>
+    const transferStatus = ({ merchantId, reference }: TransferLookup) =>
       guarded("transferStatus", Effect.gen(function* () {
         const rows = yield* sql<{ providerReference: string; status: ProviderTransfer["status"]; outcome: Outcome }>`
           UPDATE sandbox_provider_transfers SET status = CASE WHEN outcome = 'slow' THEN 'Successful' ELSE status END,

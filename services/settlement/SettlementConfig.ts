@@ -81,7 +81,7 @@ export class SettlementConfig extends Effect.Service<SettlementConfig>()("servic
           })
         } else {
           account = {
-            recipient: yield* verifyPayoutAccount(directory, input.settlementAccountNumber!, input.settlementBankCode!, input.settlementAccountName!, "settlementAccountName")
+            recipient: yield* verifyPayoutAccount(directory, scope, input.settlementAccountNumber!, input.settlementBankCode!, input.settlementAccountName!, "settlementAccountName")
           }
         }
       }

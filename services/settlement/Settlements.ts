@@ -14,7 +14,7 @@ import {
 } from "../../src/domain/Settlement.js"
 import { Ledger } from "../Ledger.js"
 import { cursorId, limitOf, type PageRequest } from "../Paging.js"
-import { BankProvider } from "../provider/BankProvider.js"
+import { Providers } from "../provider/Providers.js"
 import type { Recipient } from "../transfers/BankDirectory.js"
 import { MoneyOutSettings } from "../transfers/Settings.js"
 import { TransferDispatch } from "../transfers/TransferDispatch.js"
@@ -59,7 +59,7 @@ export class Settlements extends Effect.Service<Settlements>()("services/settlem
     const ledger = yield* Ledger
     const transfers = yield* TransferStore
     const dispatch = yield* TransferDispatch
-    const provider = yield* BankProvider
+    const providers = yield* Providers
     const config = yield* SettlementConfig
     const subMerchants = yield* SubMerchants
     const store = yield* SettlementStore
@@ -123,7 +123,7 @@ export class Settlements extends Effect.Service<Settlements>()("services/settlem
         const id = yield* transfers.insert(scope, {
           id: newId("trf"), merchantTxRef: ref, source: "settlement", requestFingerprint: fingerprint(ref), amountKobo,
           accountNumber: to.accountNumber, bankCode: to.bankCode, bankName: to.bankName, accountName: to.accountName, narration,
-          provider: provider.name, depositReference: null, virtualAccountId, capDay: null, ledgerSource: source, createdBy: "settlement"
+          provider: yield* providers.nameOf(scope), depositReference: null, virtualAccountId, capDay: null, ledgerSource: source, createdBy: "settlement"
         }, settings.leaseMs)
         if (id === undefined) return yield* Effect.dieMessage(`settlement leg reference ${ref} is already taken`)
         return { journalId: MoneyJournal.claim("settlement", ref), legs: settlementClaimLegs(source, amountKobo) }

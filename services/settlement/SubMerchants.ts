@@ -51,11 +51,11 @@ const notFoundSubMerchant = (id: string) =>
  * and the name it answers matched (the name matcher) against `expectedName`. Anything short of that is 400
  * `payout_account_unverified`; a provider that does not answer is 502 (nothing saved; try again).
  */
-export const verifyPayoutAccount = (directory: BankDirectory, accountNumber: string, bankCode: string, expectedName: string, whose: string) =>
+export const verifyPayoutAccount = (directory: BankDirectory, scope: Scope, accountNumber: string, bankCode: string, expectedName: string, whose: string) =>
   Effect.gen(function* () {
     const unverified = (why: string) =>
       new BadRequest({ code: "payout_account_unverified", message: `The payout account could not be verified: ${why}. Nothing was saved.` })
-    const recipient = yield* directory.lookup(accountNumber, bankCode).pipe(
+    const recipient = yield* directory.lookup(scope, accountNumber, bankCode).pipe(
       Effect.catchTags({
         BadRequest: (e) => Effect.fail(unverified(e.message.replace(/\.$/, ""))),
         NotFound: (e) => Effect.fail(unverified(e.message.replace(/\.$/, "")))
@@ -130,7 +130,7 @@ export class SubMerchants extends Effect.Service<SubMerchants>()("services/settl
       actor: string
     ) {
       const current = yield* findOrFail(scope, id)
-      const recipient = yield* verifyPayoutAccount(directory, input.accountNumber, input.bankCode, current.name, "the sub-merchant's name")
+      const recipient = yield* verifyPayoutAccount(directory, scope, input.accountNumber, input.bankCode, current.name, "the sub-merchant's name")
       yield* sql`UPDATE sub_merchants SET payout_bank_name = ${recipient.bankName}, payout_bank_code = ${recipient.bankCode},
           payout_account_number = ${recipient.accountNumber}, payout_account_name = ${recipient.accountName}, payout_verified_at = now(),
           platform_fee_bps = ${input.platformFeeBps ?? current.platformFeeBps}, updated_at = now()

@@ -2,7 +2,9 @@ import { Clock, Effect, Ref } from "effect"
 import { BadGateway, BadRequest, NotFound, Unprocessable } from "../../src/contract/Problems.js"
 import { findBankByCode, NIGERIAN_BANKS, SANDBOX_BANK } from "../../src/domain/Banks.js"
 import { matchNames } from "../../src/domain/NameMatch.js"
-import { BankProvider, type ProviderBank } from "../provider/BankProvider.js"
+import type { ProviderBank } from "../provider/BankProvider.js"
+import { Providers } from "../provider/Providers.js"
+import type { Scope } from "../../src/domain/Mode.js"
 import { MoneyOutSettings, withProviderTimeout } from "./Settings.js"
 
 export interface Recipient {
@@ -27,21 +29,33 @@ export const namesMatch = (given: string, resolved: string) => matchNames(given,
  */
 export class BankDirectory extends Effect.Service<BankDirectory>()("services/transfers/BankDirectory", {
   effect: Effect.gen(function* () {
-    const provider = yield* BankProvider
-    const bankCache = yield* Ref.make<{ readonly until: number; readonly banks: ReadonlyArray<ProviderBank> } | undefined>(undefined)
-
-    const timed = <A, E>(what: string, effect: Effect.Effect<A, E>) => withProviderTimeout(provider.name, what, effect)
+    const providers = yield* Providers
+    /** The last bank list of each provider and mode (Paystack's list is the same for every connection of a mode). */
+    const bankCaches = new Map<string, Ref.Ref<{ readonly until: number; readonly banks: ReadonlyArray<ProviderBank> } | undefined>>()
+    const cacheOf = (key: string) =>
+      Effect.gen(function* () {
+        const kept = bankCaches.get(key)
+        if (kept) return kept
+        const made = yield* Ref.make<{ readonly until: number; readonly banks: ReadonlyArray<ProviderBank> } | undefined>(undefined)
+        bankCaches.set(key, made)
+        return made
+      })
 
     /**
      * The provider's bank list, kept for `bankListTtlMs`; when the provider fails, the last list it gave, or else the
      * built-in Nigerian list. Never an error.
      */
-    const banks = Effect.fn("BankDirectory.banks")(function* () {
+    const banks = Effect.fn("BankDirectory.banks")(function* (scope: Scope) {
+      const resolved = yield* Effect.either(providers.resolve(scope))
+      // No provider serves the mode (live, none connected): the built-in list, as when the provider fails.
+      if (resolved._tag === "Left") return { banks: BUILT_IN_BANKS, source: "built-in" as const }
+      const provider = resolved.right
+      const bankCache = yield* cacheOf(`${provider.name}|${scope.mode}`)
       const now = yield* Clock.currentTimeMillis
       const cached = yield* Ref.get(bankCache)
       if (cached && cached.until > now) return { banks: cached.banks, source: "provider" as const }
       const settings = yield* MoneyOutSettings
-      return yield* timed("bank list", provider.listBanks()).pipe(
+      return yield* withProviderTimeout(provider.name, "bank list", provider.listBanks()).pipe(
         Effect.tap((list) => Ref.set(bankCache, { until: now + settings.bankListTtlMs, banks: list })),
         Effect.map((list) => ({ banks: list, source: "provider" as const })),
         Effect.catchAll((e) =>
@@ -53,24 +67,25 @@ export class BankDirectory extends Effect.Service<BankDirectory>()("services/tra
       )
     })
 
-    const bankNameOf = (code: string) =>
-      Effect.map(banks(), (b) => b.banks.find((x) => x.code === code)?.name ?? findBankByCode(code)?.name ?? code)
+    const bankNameOf = (scope: Scope, code: string) =>
+      Effect.map(banks(scope), (b) => b.banks.find((x) => x.code === code)?.name ?? findBankByCode(code)?.name ?? code)
 
-    /** Name enquiry, as `POST /transfers/bank/lookup` answers it. */
-    const lookup = Effect.fn("BankDirectory.lookup")(function* (accountNumber: string, bankCode: string) {
-      const found = yield* timed("name enquiry", provider.nameEnquiry(accountNumber, bankCode)).pipe(
+    /** Name enquiry at the scope's provider, as `POST /transfers/bank/lookup` answers it. */
+    const lookup = Effect.fn("BankDirectory.lookup")(function* (scope: Scope, accountNumber: string, bankCode: string) {
+      const provider = yield* providers.resolve(scope)
+      const found = yield* withProviderTimeout(provider.name, "name enquiry", provider.nameEnquiry(accountNumber, bankCode)).pipe(
         Effect.catchTags({
           InvalidBankAccount: (e) => Effect.fail(new BadRequest({ code: "invalid_bank_account", message: `Not a valid bank account: ${e.reason}.` })),
           AccountNotFound: () => Effect.fail(new NotFound({ code: "bank_account_not_found", message: `Bank ${bankCode} has no account ${accountNumber}.` })),
           ProviderError: () => Effect.fail(providerUnavailable("name enquiry"))
         })
       )
-      return { accountNumber, bankCode, bankName: yield* bankNameOf(bankCode), accountName: found.accountName } satisfies Recipient
+      return { accountNumber, bankCode, bankName: yield* bankNameOf(scope, bankCode), accountName: found.accountName } satisfies Recipient
     })
 
     /** Name enquiry before money moves: the destination must exist, and match the name the caller expects if it gave one. */
-    const resolveRecipient = Effect.fn("BankDirectory.resolveRecipient")(function* (accountNumber: string, bankCode: string, expectedName: string | undefined) {
-      const recipient = yield* lookup(accountNumber, bankCode).pipe(
+    const resolveRecipient = Effect.fn("BankDirectory.resolveRecipient")(function* (scope: Scope, accountNumber: string, bankCode: string, expectedName: string | undefined) {
+      const recipient = yield* lookup(scope, accountNumber, bankCode).pipe(
         Effect.catchTag("NotFound", (e) => Effect.fail(new Unprocessable({ code: "recipient_not_found", message: e.message })))
       )
       if (expectedName !== undefined && !namesMatch(expectedName, recipient.accountName)) {

@@ -10,7 +10,7 @@ import type { Scope } from "../../src/domain/Mode.js"
 import { isReservedReference, lagosDay, MoneyJournal, payoutClaimLegs, spendableKobo } from "../../src/domain/MoneyOut.js"
 import { Ledger } from "../Ledger.js"
 import { cursorId, limitOf, type PageRequest } from "../Paging.js"
-import { BankProvider } from "../provider/BankProvider.js"
+import { Providers } from "../provider/Providers.js"
 import { BankDirectory, type Recipient } from "./BankDirectory.js"
 import { probe } from "./MoneyOutHooks.js"
 import { PayoutCaps } from "./PayoutCaps.js"
@@ -41,7 +41,7 @@ const fingerprintOf = (r: PayoutRequest) =>
 export class Payouts extends Effect.Service<Payouts>()("services/transfers/Payouts", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const provider = yield* BankProvider
+    const providers = yield* Providers
     const store = yield* TransferStore
     const dispatch = yield* TransferDispatch
     const ledger = yield* Ledger
@@ -78,7 +78,7 @@ export class Payouts extends Effect.Service<Payouts>()("services/transfers/Payou
         const id = yield* store.insert(scope, {
           id: newId("trf"), merchantTxRef: input.merchantTxRef, source, requestFingerprint: fingerprintOf(input), amountKobo: input.amountKobo,
           accountNumber: recipient.accountNumber, bankCode: recipient.bankCode, bankName: recipient.bankName, accountName: recipient.accountName,
-          narration: input.narration ?? null, provider: provider.name, depositReference: null, virtualAccountId: null, capDay: day, createdBy: actor
+          narration: input.narration ?? null, provider: yield* providers.nameOf(scope), depositReference: null, virtualAccountId: null, capDay: day, createdBy: actor
         }, settings.leaseMs)
         if (id === undefined) return { kind: "existing" as const, row: (yield* store.find(scope, input.merchantTxRef))! }
         yield* takeFromCap(scope, day, input.amountKobo)
@@ -119,7 +119,7 @@ export class Payouts extends Effect.Service<Payouts>()("services/transfers/Payou
       const fingerprint = fingerprintOf(input)
       const seen = yield* store.find(scope, input.merchantTxRef)
       if (seen) return yield* existing(scope, seen, fingerprint)
-      const recipient = yield* directory.resolveRecipient(input.accountNumber, input.bankCode, input.accountName)
+      const recipient = yield* directory.resolveRecipient(scope, input.accountNumber, input.bankCode, input.accountName)
       const day = lagosDay(yield* Clock.currentTimeMillis)
       const claimed = yield* claim(scope, input, recipient, source, actor, day)
       if (claimed.kind === "existing") return yield* existing(scope, claimed.row, fingerprint)

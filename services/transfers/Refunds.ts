@@ -10,7 +10,7 @@ import { overpaymentKobo } from "../../src/domain/Reconciliation.js"
 import { INSIGHTS_ACCOUNT, type InsightsAccountData } from "../../streams/consumers/Registry.js"
 import { Ledger } from "../Ledger.js"
 import { Outbox } from "../Outbox.js"
-import { BankProvider } from "../provider/BankProvider.js"
+import { Providers } from "../provider/Providers.js"
 import { Tenants } from "../Tenants.js"
 import { type TransactionRow, Transactions } from "../Transactions.js"
 import { creditedDeposit } from "./Holds.js"
@@ -61,7 +61,7 @@ export class Refunds extends Effect.Service<Refunds>()("services/transfers/Refun
     const holds = yield* HoldStore
     const dispatch = yield* TransferDispatch
     const directory = yield* BankDirectory
-    const provider = yield* BankProvider
+    const providers = yield* Providers
     const tenants = yield* Tenants
 
     /** The deposit's refund that is sent or on its way (a failed or reversed one gave its money back). */
@@ -118,7 +118,7 @@ export class Refunds extends Effect.Service<Refunds>()("services/transfers/Refun
         yield* store.insert(scope, {
           id: newId("trf"), merchantTxRef, source: "refund", requestFingerprint: "refund", amountKobo: decision.amountKobo,
           accountNumber: recipient.accountNumber, bankCode: recipient.bankCode, bankName: recipient.bankName, accountName: recipient.accountName,
-          narration: `Refund of overpayment ${deposit.reference}`.slice(0, 100), provider: provider.name, depositReference: deposit.reference,
+          narration: `Refund of overpayment ${deposit.reference}`.slice(0, 100), provider: yield* providers.nameOf(scope), depositReference: deposit.reference,
           virtualAccountId: deposit.virtualAccountId, capDay: null, createdBy: actor
         }, settings.leaseMs)
         yield* ledger.post(scope, MoneyJournal.claim("refund", merchantTxRef), refundClaimLegs(deposit.virtualAccountId, decision.fromEscrowKobo, decision.fromFreeKobo)).pipe(
@@ -160,7 +160,7 @@ export class Refunds extends Effect.Service<Refunds>()("services/transfers/Refun
         return yield* refundDecisionError(reference, early)
       }
       const destination = yield* destinationOf(deposit, request)
-      const recipient = yield* directory.resolveRecipient(destination.accountNumber, destination.bankCode, request.accountName)
+      const recipient = yield* directory.resolveRecipient(scope, destination.accountNumber, destination.bankCode, request.accountName)
       const claimed = yield* claim(scope, deposit, recipient, actor)
       if (claimed.kind === "earlier") return yield* earlier(scope, reference, claimed.row)
       const sent = yield* dispatch.send(scope, claimed.row)

@@ -2,8 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Either, Layer, Option, Schedule } from "effect"
 import type { Scope } from "../../src/domain/Mode.js"
 import { kindOf, type TransferOutcome } from "../../src/domain/MoneyOut.js"
-import { BankProvider, type ProviderTransfer } from "../provider/BankProvider.js"
-import { Tenants } from "../Tenants.js"
+import type { ProviderTransfer } from "../provider/BankProvider.js"
+import { Providers } from "../provider/Providers.js"
 import { probe } from "./MoneyOutHooks.js"
 import { TransferOutcomes } from "./Outcomes.js"
 import { MoneyOutSettings, withProviderTimeout } from "./Settings.js"
@@ -22,12 +22,16 @@ const outcomeOf = (status: ProviderTransfer["status"]): TransferOutcome | undefi
 export class TransferDispatch extends Effect.Service<TransferDispatch>()("services/transfers/TransferDispatch", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const provider = yield* BankProvider
-    const tenants = yield* Tenants
+    const providers = yield* Providers
     const store = yield* TransferStore
     const outcomes = yield* TransferOutcomes
 
-    const withTimeout = <A, E>(what: string, effect: Effect.Effect<A, E>) => withProviderTimeout(provider.name, what, effect)
+    /** The scope's provider now; none (live mode lost its connection, or SANDBOX_LIVE_MODE went off): left for later. */
+    const providerOf = (scope: Scope, merchantTxRef: string) =>
+      providers.resolve(scope).pipe(
+        Effect.tapError((e) => Effect.logWarning(`transfer ${merchantTxRef}: no provider serves ${scope.mode} mode (${e.code}); left open`)),
+        Effect.option
+      )
 
     /** Records the provider's answer: Processing (sent), and at once its outcome when the provider already has one. */
     const finalise = (scope: Scope, merchantTxRef: string, answer: ProviderTransfer) =>
@@ -57,9 +61,11 @@ export class TransferDispatch extends Effect.Service<TransferDispatch>()("servic
         yield* Effect.logWarning(`transfer ${row.merchantTxRef}: the lease ran out before the provider call; left to whoever took it over`)
         return (yield* store.find(scope, row.merchantTxRef))!
       }
-      const creds = yield* tenants.providerFor(scope.tenantId, scope.mode).pipe(Effect.orDie)
-      const answer = yield* withTimeout("transfer", provider.transfer({
-        merchantId: creds.merchantId, mode: scope.mode, reference: row.merchantTxRef, amountKobo: row.amountKobo,
+      const found = yield* providerOf(scope, row.merchantTxRef)
+      if (Option.isNone(found)) return (yield* store.find(scope, row.merchantTxRef))!
+      const provider = found.value
+      const answer = yield* withProviderTimeout(provider.name, "transfer", provider.transfer({
+        tenantId: scope.tenantId, merchantId: provider.merchantId, mode: scope.mode, reference: row.merchantTxRef, amountKobo: row.amountKobo,
         accountNumber: row.accountNumber, bankCode: row.bankCode, accountName: row.accountName, narration: row.narration
       })).pipe(Effect.either)
       yield* probe("afterProviderCall", row.merchantTxRef)
@@ -84,8 +90,12 @@ export class TransferDispatch extends Effect.Service<TransferDispatch>()("servic
       if (row.status !== "Pending" && row.status !== "Processing") return row
       const lease = row.status === "Pending" ? settings.leaseMs : settings.statusCheckAfterMs * Math.min(2 ** Math.min(row.attempts, 6), 64)
       if (!(yield* store.takeOver(row.id, row.status, lease))) return row
-      const creds = yield* tenants.providerFor(scope.tenantId, scope.mode).pipe(Effect.orDie)
-      const known = yield* withTimeout("transfer status", provider.transferStatus(creds.merchantId, row.merchantTxRef)).pipe(Effect.either)
+      const found = yield* providerOf(scope, row.merchantTxRef)
+      if (Option.isNone(found)) return row
+      const provider = found.value
+      const known = yield* withProviderTimeout(provider.name, "transfer status", provider.transferStatus({
+        tenantId: scope.tenantId, merchantId: provider.merchantId, mode: scope.mode, reference: row.merchantTxRef
+      })).pipe(Effect.either)
       if (Either.isLeft(known)) {
         yield* Effect.logWarning(`transfer ${row.merchantTxRef}: status check failed (${known.left.reason}); will try again`)
         return row

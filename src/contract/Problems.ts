@@ -32,6 +32,8 @@ export const PROBLEM_CODES = {
   invalid_date_range: 400,
   settlement_account_missing: 400,
   empty_prompt: 400,
+  provider_credentials_invalid: 400,
+  provider_mode_mismatch: 400,
   // 401
   unauthorized: 401,
   missing_token: 401,
@@ -42,6 +44,7 @@ export const PROBLEM_CODES = {
   invalid_client: 401,
   invalid_credentials: 401,
   invalid_signature: 401,
+  sandbox_not_live: 401,
   // 403
   forbidden: 403,
   wrong_plane: 403,
@@ -83,6 +86,8 @@ export const PROBLEM_CODES = {
   schedule_exists: 409,
   schedule_cancelled: 409,
   account_not_billable: 409,
+  provider_in_use: 409,
+  provider_not_connected: 409,
   // 413
   payload_too_large: 413,
   // 415

@@ -1,6 +1,7 @@
 import { Cause, Effect, Exit, FiberSet, Layer, Metric } from "effect"
 import type * as http from "node:http"
 import { Receiver } from "../../services/deposits/Receiver.js"
+import { PAYSTACK_SIGNATURE_HEADER, PaystackInbound } from "../../services/provider/PaystackInbound.js"
 import { SIGNATURE_HEADER } from "../../services/deposits/SandboxEvent.js"
 import { isDatabaseUnavailable, writeDatabaseUnavailable } from "./DatabaseUnavailable.js"
 import { invalidTextInJson, invalidTextInUrl } from "./InputGuard.js"
@@ -39,6 +40,7 @@ export const fastPathRequests = Metric.counter("receiver_fast_path_requests", { 
 export const ReceiverFastPathLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     const receiver = yield* Receiver
+    const paystack = yield* PaystackInbound
     const fastPaths = yield* FastPaths
     const run = yield* FiberSet.makeRuntime<never>()
 
@@ -66,6 +68,12 @@ export const ReceiverFastPathLive = Layer.scopedDiscard(
       // Before the signature check, as the HttpApi path does (one scan; a parse only when the body holds a \u escape).
       const invalid = invalidTextInJson(body)
       if (invalid) return sendProblem(res, req.url ?? "/", 400, invalid)
+      if (provider === "paystack") {
+        // Real providers' webhooks are few next to the sandbox's benchmark load: the full Effect path.
+        const h = req.headers[PAYSTACK_SIGNATURE_HEADER]
+        run(paystack.receive(body, typeof h === "string" ? h : undefined)).addObserver((exit) => respond(req, res, exit))
+        return
+      }
       const header = req.headers[SIGNATURE_HEADER]
       const signature = typeof header === "string" ? header : undefined
       // Mostly answered without a fiber; the full Effect path for what it leaves (a merchant seen for the first time).

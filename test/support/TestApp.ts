@@ -58,6 +58,12 @@ export const testConfig = (overrides: Partial<AppConfig> = {}): AppConfig => ({
   receiverCommitters: 2,
   role: "all",
   workerThread: false,
+  // Tests and demos let the sandbox serve live mode; test/providers/NotSandbox.test.ts runs with it off.
+  sandboxLiveMode: true,
+  paystackBaseUrl: "http://127.0.0.1:9",
+  providerSyncIntervalMs: 0,
+  providerSyncWindowHours: 48,
+  publicUrl: Option.none(),
   ...overrides
 })
 

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { Conflict, Forbidden, NotFound, Unauthorized } from "../../contract/Problems.js"
+import { BadGateway, BadRequest, Conflict, Forbidden, NotFound, Unauthorized } from "../../contract/Problems.js"
 import { Authentication } from "../Security.js"
 import { Body, CaseInsensitiveLiteral, ModeParam, ModeSchema, NonEmpty, TakeParams, listOf } from "../../contract/Schemas.js"
 import { TokenResponse } from "./AuthApi.js"
@@ -46,12 +46,22 @@ export const ApiKeyView = Schema.Struct({
 export const ApiKeyCreated = Schema.Struct({ id: Schema.String, mode: ModeSchema, clientId: Schema.String, clientSecret: Schema.String })
 export const ProviderView = Schema.Struct({
   mode: ModeSchema,
-  provider: Schema.String,
-  merchantId: Schema.String,
-  webhookSecret: Schema.String,
+  provider: Schema.String.annotations({ description: "`sandbox`, `paystack`, or `none` (live mode with no provider connected)." }),
+  connectedAt: Schema.NullOr(Schema.String).annotations({ description: "When the real provider was connected; null for the sandbox." }),
+  keyHint: Schema.NullOr(Schema.String).annotations({ description: "The last 4 characters of the connected secret key; never the key." }),
+  preferredBank: Schema.NullOr(Schema.String).annotations({ description: "Paystack: the partner bank (slug) new dedicated accounts are opened at." }),
+  webhookUrl: Schema.String.annotations({ description: "The URL to set as the webhook URL in the provider's dashboard, for this mode." }),
   receiverPath: Schema.String,
   signatureHeader: Schema.String,
-  canonicalString: Schema.String
+  merchantId: Schema.optional(Schema.String).annotations({ description: "Sandbox only: the tenant's merchant id at the sandbox bank." }),
+  webhookSecret: Schema.optional(Schema.String).annotations({ description: "Sandbox only: the secret that signs the sandbox bank's webhooks." }),
+  canonicalString: Schema.optional(Schema.String).annotations({ description: "Sandbox only: the fields the sandbox signature covers." })
+})
+export const ConnectProvider = Body({
+  provider: CaseInsensitiveLiteral("provider", ["paystack", "sandbox"]),
+  secretKey: Schema.optional(NonEmpty("secretKey", 200)).annotations({ description: "Paystack: the secret key of the mode (sk_test_… or sk_live_…)." }),
+  preferredBank: Schema.optional(Schema.String.pipe(Schema.pattern(/^[a-z0-9-]{2,60}$/, { message: () => "preferredBank is a Paystack bank slug such as wema-bank or titan-paystack" })))
+    .annotations({ description: "Paystack: the partner bank's slug for new accounts (default test-bank in test mode, wema-bank in live mode)." })
 })
 const keyId = HttpApiSchema.param("id", Schema.String)
 
@@ -94,6 +104,14 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
   )
   .add(HttpApiEndpoint.del("revokeApiKey")`/api/v1/dashboard/api-keys/${keyId}`.addSuccess(HttpApiSchema.NoContent).addError(NotFound))
   .add(HttpApiEndpoint.get("provider", "/api/v1/dashboard/provider").addSuccess(ProviderView).addError(NotFound))
+  .add(
+    HttpApiEndpoint.put("connectProvider", "/api/v1/dashboard/provider")
+      .setPayload(ConnectProvider)
+      .addSuccess(ProviderView)
+      .addError(BadRequest)
+      .addError(Conflict)
+      .addError(BadGateway)
+  )
   // Every dashboard operation checks the plane (and most the role): 403 otherwise.
   .addError(Forbidden)
   .middleware(Authentication)

@@ -15,7 +15,7 @@ export class SubMerchantsApi extends HttpApiGroup.make("subMerchants")
   )
   .add(
     HttpApiEndpoint.put("setPayout")`/api/v1/sub-merchants/${id}/payout`.setPayload(SetSubMerchantPayout).addSuccess(SubMerchant)
-      .addError(BadRequest).addError(NotFound).addError(BadGateway).addError(Forbidden)
+      .addError(BadRequest).addError(NotFound).addError(Conflict).addError(BadGateway).addError(Forbidden)
   )
   .add(HttpApiEndpoint.get("balance")`/api/v1/sub-merchants/${id}/balance`.addSuccess(SubMerchantBalance).addError(NotFound))
   .middleware(Authentication)

@@ -27,6 +27,7 @@ export class TransfersApi extends HttpApiGroup.make("transfers")
       .addSuccess(BankAccountName)
       .addError(Forbidden)
       .addError(NotFound)
+      .addError(Conflict)
       .addError(BadGateway)
   )
   .add(

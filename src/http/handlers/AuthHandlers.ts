@@ -1,6 +1,8 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { ApiKeys } from "../../../services/ApiKeys.js"
+import { ProviderSetup } from "../../../services/provider/ProviderSetup.js"
+import { actorOf } from "../../domain/Principal.js"
 import { Tenants } from "../../../services/Tenants.js"
 import { Users } from "../../../services/Users.js"
 import { Api } from "../Api.js"
@@ -29,6 +31,13 @@ export const DashboardHandlers = HttpApiBuilder.group(Api, "dashboard", (h) =>
     const users = yield* Users
     const tenants = yield* Tenants
     const keys = yield* ApiKeys
+    const setup = yield* ProviderSetup
+    /** The origin the caller reached us at (PUBLIC_URL overrides it): the base of the webhook URL to paste at the provider. */
+    const originOf = Effect.map(HttpServerRequest.HttpServerRequest, (req) => {
+      const proto = (req.headers["x-forwarded-proto"] ?? "http").split(",")[0]!.trim()
+      const host = req.headers["x-forwarded-host"] ?? req.headers.host ?? "localhost"
+      return `${proto === "https" ? "https" : "http"}://${host.split(",")[0]!.trim()}`
+    })
     return h
       .handle("me", () =>
         Effect.gen(function* () {
@@ -83,16 +92,13 @@ export const DashboardHandlers = HttpApiBuilder.group(Api, "dashboard", (h) =>
       .handle("provider", () =>
         Effect.gen(function* () {
           const p = yield* requireOwnerOrAdmin
-          const c = yield* tenants.providerFor(p.tenantId, p.mode)
-          return {
-            mode: c.mode,
-            provider: c.provider,
-            merchantId: c.merchantId,
-            webhookSecret: c.webhookSecret,
-            receiverPath: `/webhooks/${c.provider}`,
-            signatureHeader: "X-Sandbox-Signature",
-            canonicalString: "event|merchantId|sessionId|accountNumber|amountKobo|paidAt"
-          }
+          return yield* setup.view(p, yield* originOf)
+        })
+      )
+      .handle("connectProvider", ({ payload }) =>
+        Effect.gen(function* () {
+          const p = yield* requireOwnerOrAdmin
+          return yield* setup.connect(p, payload, actorOf(p), yield* originOf)
         })
       )
   })

@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Clock, Effect } from "effect"
 import { Receiver } from "../../../services/deposits/Receiver.js"
+import { PAYSTACK_SIGNATURE_HEADER, PaystackInbound } from "../../../services/provider/PaystackInbound.js"
 import { Reviews } from "../../../services/deposits/Reviews.js"
 import { newSessionId, REVERSAL_EVENT, INFLOW_EVENT, SIGNATURE_HEADER } from "../../../services/deposits/SandboxEvent.js"
 import { Tenants } from "../../../services/Tenants.js"
@@ -17,6 +18,7 @@ import { invalidTextInJson } from "../InputGuard.js"
 export const ReceiverHandlers = HttpApiBuilder.group(Api, "receiver", (h) =>
   Effect.gen(function* () {
     const receiver = yield* Receiver
+    const paystack = yield* PaystackInbound
     const receive = ({ path, request }: { path: { provider: string }; request: HttpServerRequest.HttpServerRequest }) =>
       Effect.gen(function* () {
         const body = yield* request.text.pipe(
@@ -25,6 +27,7 @@ export const ReceiverHandlers = HttpApiBuilder.group(Api, "receiver", (h) =>
         // Also refused by the global middleware; checked here too so this handler alone answers as the fast path does.
         const invalid = invalidTextInJson(body)
         if (invalid) return yield* new BadRequest(invalid)
+        if (path.provider === "paystack") return yield* paystack.receive(body, request.headers[PAYSTACK_SIGNATURE_HEADER])
         return yield* receiver.receive(path.provider, body, request.headers[SIGNATURE_HEADER])
       })
     return h.handleRaw("receive", receive).handleRaw("receiveV1", receive)

@@ -19,8 +19,8 @@ export const TransfersHandlers = HttpApiBuilder.group(Api, "transfers", (h) =>
     const directory = yield* BankDirectory
     return h
       .handle("list", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (p) => payouts.list(p, urlParams)))
-      .handle("banks", () => Effect.map(directory.banks(), (b) => ({ data: b.banks, hasMore: false })))
-      .handle("lookup", ({ payload }) => Effect.flatMap(requireApiOrOwnerAdmin, () => directory.lookup(payload.accountNumber, payload.bankCode)))
+      .handle("banks", () => Effect.flatMap(CurrentPrincipal, (p) => Effect.map(directory.banks(p), (b) => ({ data: b.banks, hasMore: false }))))
+      .handle("lookup", ({ payload }) => Effect.flatMap(requireApiOrOwnerAdmin, (p) => directory.lookup(p, payload.accountNumber, payload.bankCode)))
       .handle("create", ({ payload }) =>
         Effect.gen(function* () {
           const p = yield* requireApiOrOwnerAdmin

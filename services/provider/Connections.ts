@@ -1,0 +1,107 @@
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Redacted, Schema } from "effect"
+import type { Mode, Scope } from "../../src/domain/Mode.js"
+import { keyHint, type RealProvider } from "../../src/domain/ProviderRefs.js"
+import { SecretBox } from "../Keys.js"
+
+/** Paystack's credentials and settings, as sealed and stored. */
+const PaystackSealed = Schema.Struct({ provider: Schema.Literal("paystack"), secretKey: Schema.String })
+const PaystackSettings = Schema.Struct({ preferredBank: Schema.String })
+
+export interface Connection {
+  readonly tenantId: string
+  readonly mode: Mode
+  readonly provider: RealProvider
+  readonly secretKey: Redacted.Redacted<string>
+  readonly preferredBank: string
+  readonly keyHint: string
+  readonly connectedAt: Date
+}
+
+interface Row {
+  readonly tenantId: string
+  readonly mode: Mode
+  readonly provider: RealProvider
+  readonly credentialsSealed: string
+  readonly keyHint: string
+  readonly settings: unknown
+  readonly connectedAt: Date
+}
+
+/** How long a connection read stays in memory: a key rolled in one process reaches the others within this. */
+const KEPT_MS = 5_000
+
+/**
+ * Tenants' connections to real providers (one per tenant and mode), their secrets sealed with AES-256-GCM under
+ * DATA_ENCRYPTION_KEY (SecretBox). A connection's secret lives in memory as Redacted only: it never prints.
+ */
+export class Connections extends Effect.Service<Connections>()("services/provider/Connections", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const box = yield* SecretBox
+    const kept = new Map<string, { readonly until: number; readonly connection: Connection | undefined }>()
+    const keyOf = (scope: Scope) => `${scope.tenantId}|${scope.mode}`
+
+    const open = (r: Row): Connection => {
+      const sealed = Schema.decodeUnknownSync(PaystackSealed)(JSON.parse(box.open(r.credentialsSealed)))
+      const settings = Schema.decodeUnknownSync(PaystackSettings)(r.settings)
+      return {
+        tenantId: r.tenantId, mode: r.mode, provider: r.provider, secretKey: Redacted.make(sealed.secretKey),
+        preferredBank: settings.preferredBank, keyHint: r.keyHint, connectedAt: r.connectedAt
+      }
+    }
+
+    const select = sql`SELECT tenant_id, mode, provider, credentials_sealed, key_hint, settings, connected_at FROM provider_connections`
+
+    /** The scope's connection, or undefined (the sandbox serves it, or nothing does). */
+    const find = Effect.fn("Connections.find")(function* (scope: Scope) {
+      const now = yield* Clock.currentTimeMillis
+      const hit = kept.get(keyOf(scope))
+      if (hit && hit.until > now) return hit.connection
+      const rows = yield* sql<Row>`${select} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}`
+      const connection = rows[0] ? open(rows[0]) : undefined
+      if (kept.size > 10_000) kept.clear()
+      kept.set(keyOf(scope), { until: now + KEPT_MS, connection })
+      return connection
+    }, Effect.orDie)
+
+    /** Every connection to the provider in the mode: the receiver's last resort for a webhook it cannot route. */
+    const allOf = Effect.fn("Connections.allOf")(function* (provider: RealProvider, mode: Mode) {
+      const rows = yield* sql<Row>`${select} WHERE provider = ${provider} AND mode = ${mode}`
+      return rows.map(open)
+    }, Effect.orDie)
+
+    /** Saves (or replaces) the scope's connection. */
+    const save = Effect.fn("Connections.save")(function* (scope: Scope, c: { readonly provider: "paystack"; readonly secretKey: string; readonly preferredBank: string }, actor: string) {
+      yield* sql`INSERT INTO provider_connections ${sql.insert({
+        tenantId: scope.tenantId, mode: scope.mode, provider: c.provider,
+        credentialsSealed: box.seal(JSON.stringify({ provider: c.provider, secretKey: c.secretKey })),
+        keyHint: keyHint(c.secretKey), settings: JSON.stringify({ preferredBank: c.preferredBank }), connectedBy: actor
+      })} ON CONFLICT (tenant_id, mode) DO UPDATE SET provider = EXCLUDED.provider, credentials_sealed = EXCLUDED.credentials_sealed,
+        key_hint = EXCLUDED.key_hint, settings = EXCLUDED.settings, connected_at = now(), connected_by = EXCLUDED.connected_by`
+      kept.delete(keyOf(scope))
+    }, Effect.orDie)
+
+    /** Back to the sandbox (or to nothing, in live mode). */
+    const remove = Effect.fn("Connections.remove")(function* (scope: Scope) {
+      yield* sql`DELETE FROM provider_connections WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}`
+      kept.delete(keyOf(scope))
+    }, Effect.orDie)
+
+    /** Every connection, for the sync job (without their secrets opened until used). */
+    const scopes = Effect.fn("Connections.scopes")(function* () {
+      return yield* sql<{ tenantId: string; mode: Mode; provider: RealProvider }>`SELECT tenant_id, mode, provider FROM provider_connections ORDER BY tenant_id, mode`
+    }, Effect.orDie)
+
+    /** What keeps the scope on its current provider: virtual accounts there, transfers still open there. */
+    const inUse = Effect.fn("Connections.inUse")(function* (scope: Scope, provider: string) {
+      const [row] = yield* sql<{ accounts: number; transfers: number }>`SELECT
+          (SELECT count(*)::int FROM virtual_accounts WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND provider <> ${provider}) AS accounts,
+          (SELECT count(*)::int FROM transfers WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND provider <> ${provider}
+             AND status IN ('Pending', 'Processing')) AS transfers`
+      return row!
+    }, Effect.orDie)
+
+    return { find, allOf, save, remove, scopes, inUse } as const
+  })
+}) {}
