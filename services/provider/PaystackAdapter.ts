@@ -202,7 +202,9 @@ export const makePaystackAdapter = (
         const answer = yield* post("transfer", "/transfer", {
           source: "balance", amount: req.amountKobo, recipient: recipient.recipient_code, reference, currency: "NGN",
           ...(req.narration ? { reason: req.narration.slice(0, 100) } : {})
-        }, true)
+          // Not retried here even though Paystack de-duplicates the reference: after a lost answer the completer asks
+          // /transfer/verify first, so Paystack is asked to pay at most once per reference.
+        }, false)
         if (answer.status === 401) return yield* keyRefused("transfer")
         if (answer.status >= 400) {
           const message = errorMessage(answer.json)
