@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import type { Transfer } from "../../src/contract/Transfer.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import type { TransferSource, TransferStatus } from "../../src/domain/MoneyOut.js"
+import { providerTransferReference } from "../../src/domain/ProviderRefs.js"
 
 export interface TransferRow {
   readonly id: string
@@ -76,12 +77,17 @@ export class TransferStore extends Effect.Service<TransferStore>()("services/tra
     const lockAccount = (virtualAccountId: string) =>
       sql`SELECT 1 FROM virtual_accounts WHERE id = ${virtualAccountId} FOR UPDATE`.pipe(Effect.asVoid, Effect.orDie)
 
-    /** Inserts a Pending transfer with a fresh lease; undefined when the reference is already taken. */
+    /**
+     * Inserts a Pending transfer with a fresh lease; undefined when the reference is already taken. A real provider's
+     * reference is derived and stored now, before the call, so its outcome webhook finds the transfer even when it
+     * overtakes our finalising commit.
+     */
     const insert = (scope: Scope, t: NewTransfer, leaseMs: number) =>
       sql<{ id: string }>`INSERT INTO transfers (id, tenant_id, mode, merchant_tx_ref, source, request_fingerprint, amount_kobo, account_number,
-          bank_code, bank_name, account_name, narration, status, provider, deposit_reference, virtual_account_id, cap_day, ledger_source, created_by, lease_until)
+          bank_code, bank_name, account_name, narration, status, provider, provider_reference, deposit_reference, virtual_account_id, cap_day, ledger_source, created_by, lease_until)
         VALUES (${t.id}, ${scope.tenantId}, ${scope.mode}, ${t.merchantTxRef}, ${t.source}, ${t.requestFingerprint}, ${t.amountKobo},
-          ${t.accountNumber}, ${t.bankCode}, ${t.bankName}, ${t.accountName}, ${t.narration}, 'Pending', ${t.provider}, ${t.depositReference},
+          ${t.accountNumber}, ${t.bankCode}, ${t.bankName}, ${t.accountName}, ${t.narration}, 'Pending', ${t.provider},
+          ${providerTransferReference(t.provider, scope.tenantId, scope.mode, t.merchantTxRef)}, ${t.depositReference},
           ${t.virtualAccountId}, ${t.capDay}::date, ${t.ledgerSource ?? null}, ${t.createdBy}, now() + make_interval(secs => ${leaseMs / 1000}))
         ON CONFLICT (merchant_tx_ref, tenant_id, mode) DO NOTHING RETURNING id`.pipe(Effect.map((rows) => rows[0]?.id), Effect.orDie)
 

@@ -51,7 +51,7 @@ const page = (route: string): { title: string; body: ComponentChildren } => {
     case "": return { title: "Home", body: <HomePage /> }
     case "onboarding": return { title: "Onboarding", body: <OnboardingPage /> }
     case "keys": return { title: "API keys", body: <KeysPage /> }
-    case "provider": return { title: "Provider credentials", body: <ProviderPage /> }
+    case "provider": return { title: "Bank provider", body: <ProviderPage /> }
     case "accounts": return arg ? { title: `Virtual account ${arg}`, body: <AccountDetailPage accountRef={arg} /> } : { title: "Virtual accounts", body: <AccountsPage /> }
     case "review": return { title: "Review queue", body: <ReviewPage /> }
     case "transactions": return arg ? { title: `Transaction ${arg}`, body: <TransactionDetailPage reference={arg} /> } : { title: "Transactions", body: <TransactionsPage /> }

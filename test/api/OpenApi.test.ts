@@ -271,7 +271,7 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000 })("the machine-readabl
         // 501 only on what is not built yet; 502 only where the bank provider is called.
         if (errors.includes("502")) {
           expect(["POST /api/v1/virtual-accounts", "POST /api/v1/transfers/bank", "POST /api/v1/transfers/bank/lookup", "POST /api/v1/transactions/{reference}/refund",
-            "PUT /api/v1/sub-merchants/{id}/payout", "PUT /api/v1/settings/settlement"], id).toContain(id)
+            "PUT /api/v1/sub-merchants/{id}/payout", "PUT /api/v1/settings/settlement", "PUT /api/v1/dashboard/provider"], id).toContain(id)
         }
       }
       // Not one API-wide list on every operation.

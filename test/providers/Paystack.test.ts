@@ -1,6 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { afterAll, describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer, LogLevel, Option } from "effect"
+import { Effect, Layer, LogLevel, Option, Redacted } from "effect"
+import { AppConfigTag } from "../../src/Config.js"
+import { runCli } from "../support/Processes.js"
+import { shown } from "../support/CliRuns.js"
+import { TestDatabaseUrl } from "../support/TestDatabase.js"
 import { ProviderSync } from "../../services/provider/ProviderSync.js"
 import { MoneyOutHooks } from "../../services/transfers/MoneyOutHooks.js"
 import { Payouts } from "../../services/transfers/Payouts.js"
@@ -308,6 +312,34 @@ for (const [storage, natsUrl] of [["JetStream", Option.some(process.env.TEST_NAT
         expect(yield* transactionsWith(t.tenantId, missed.reference)).toBe(1)
         yield* assertLedgerInvariant
       }))
+
+    if (storage === "JetStream") {
+      it.effect("collections providers sync records a missed credit once and prints {found, recorded, known}", () =>
+        Effect.gen(function* () {
+          const t = yield* paystackTenant(fake)
+          const account = yield* openAccount(t.token, "ps-cli-sync")
+          const missed = yield* Effect.promise(() => fake.credit({ accountNumber: account.nuban, amountKobo: 42_000, deliver: "never" }))
+          const config = yield* AppConfigTag
+          const { url } = yield* TestDatabaseUrl
+          const env = {
+            DATABASE_URL: Redacted.value(url), PAYSTACK_BASE_URL: fake.url,
+            DATA_ENCRYPTION_KEY: Redacted.value(Option.getOrThrow(config.dataEncryptionKey)), DATA_DIR: config.dataDir
+          }
+          const since = new Date(Date.now() - 3_600_000).toISOString()
+          const first = yield* Effect.promise(() => runCli(["providers", "sync", t.tenantId, "--mode", "test", "--since", since], env))
+          expect(first.code, shown(first)).toBe(0)
+          expect(JSON.parse(first.stdout.trim())).toEqual({ found: 1, recorded: 1, known: 0 })
+          expect(first.stdout.trim().split("\n")).toHaveLength(1)
+          // The service's inbox sweeper publishes it; the reconciler records it.
+          expect(yield* waitForTransaction(t.token, missed.reference)).toMatchObject({ amountKobo: 42_000, accountRef: "ps-cli-sync" })
+          const second = yield* Effect.promise(() => runCli(["providers", "sync", t.tenantId, "--mode", "test"], env))
+          expect(JSON.parse(second.stdout.trim()), shown(second)).toEqual({ found: 1, recorded: 0, known: 1 })
+          const bad = yield* Effect.promise(() => runCli(["providers", "sync", t.tenantId, "--mode", "test", "--since", "yesterday"], env))
+          expect(bad.code, shown(bad)).not.toBe(0)
+          expect(bad.stderr).toMatch(/--since must be an ISO-8601/)
+          expect(shown(first) + shown(second)).not.toContain(t.secretKey)
+        }))
+    }
   })
 }
 

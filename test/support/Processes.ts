@@ -11,7 +11,8 @@ export const CLI_BIN = path.join(REPO_ROOT, "bin", "collections.mjs")
 /** Variables the children must not inherit from the developer's shell: each test states its own. */
 const OWN_VARS = [
   "PORT", "HOST", "DATABASE_URL", "NATS_URL", "NATS_PREFIX", "DATA_DIR", "TOKEN_SIGNING_KEY", "DATA_ENCRYPTION_KEY",
-  "LOG_LEVEL", "WEBHOOK_ALLOW_INSECURE_TARGETS", "WEBHOOK_RETRY_DELAYS_MS", "DB_POOL_SIZE"
+  "LOG_LEVEL", "WEBHOOK_ALLOW_INSECURE_TARGETS", "WEBHOOK_RETRY_DELAYS_MS", "DB_POOL_SIZE", "SANDBOX_LIVE_MODE", "PAYSTACK_BASE_URL",
+  "PROVIDER_SYNC_INTERVAL_MS", "PUBLIC_URL"
 ]
 
 export const childEnv = (vars: Record<string, string>): NodeJS.ProcessEnv => {
@@ -87,7 +88,8 @@ export const SERVICE_NODE_FLAGS = ["--max-semi-space-size=64"] as const
 export const startService = async (vars: Record<string, string> & { PORT: string }, timeoutMs = 120_000): Promise<Service> => {
   const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, "--import", "tsx", path.join(REPO_ROOT, "src", "main.ts")], {
     cwd: REPO_ROOT,
-    env: childEnv({ HOST: "127.0.0.1", ...vars }),
+    // Tests and demos let the sandbox serve live mode (DESIGN.md); a test that needs it off says SANDBOX_LIVE_MODE: "0".
+    env: childEnv({ HOST: "127.0.0.1", SANDBOX_LIVE_MODE: "1", ...vars }),
     stdio: ["ignore", "pipe", "pipe"]
   })
   let out = ""

@@ -4,7 +4,7 @@ import type { Page } from "../Api.js"
 import { dash, enc } from "../calls.js"
 import { lagos } from "../Dates.js"
 import { type Mode, setSandboxKey, useSession } from "../Session.js"
-import { Badge, Button, CopyButton, Empty, ErrorBox, Loading, Notice, Section, Select, Table, useAction, useLoad } from "../ui.js"
+import { Badge, Button, CopyButton, Empty, ErrorBox, Field, Form, Loading, Notice, Section, Select, Table, useAction, useLoad } from "../ui.js"
 
 interface ApiKey { id: string; mode: Mode; clientId: string; createdAt: string; revokedAt: string | null }
 interface Created { id: string; mode: Mode; clientId: string; clientSecret: string }
@@ -76,31 +76,94 @@ export const KeysPage = () => {
   )
 }
 
-interface Provider { mode: Mode; provider: string; merchantId: string; webhookSecret: string; receiverPath: string; signatureHeader: string; canonicalString: string }
+interface Provider {
+  mode: Mode; provider: string; connectedAt: string | null; keyHint: string | null; preferredBank: string | null; webhookUrl: string
+  receiverPath: string; signatureHeader: string; merchantId?: string; webhookSecret?: string; canonicalString?: string
+}
+
+/** The sandbox's own credentials (the simulator and the sandbox bank sign with them). */
+const SandboxCredentials = ({ p }: { p: Provider }) => {
+  const [shown, setShown] = useState(false)
+  return (
+    <>
+      <dt>Merchant id</dt><dd><code>{p.merchantId}</code> <CopyButton text={p.merchantId ?? ""} label="Copy the merchant id" /></dd>
+      <dt>Webhook secret</dt>
+      <dd>
+        <code id="webhook-secret">{shown ? p.webhookSecret : "•".repeat(16)}</code>{" "}
+        <Button onClick={() => setShown(!shown)}>{shown ? "Hide" : "Show"}</Button>{" "}
+        <CopyButton text={p.webhookSecret ?? ""} label="Copy the webhook secret" />
+      </dd>
+      <dt>Receiver</dt><dd><code>{p.receiverPath}</code></dd>
+      <dt>Signature header</dt><dd><code>{p.signatureHeader}</code></dd>
+      <dt>Signed string</dt><dd><code>{p.canonicalString}</code></dd>
+    </>
+  )
+}
+
+/** Connect Paystack (the key is proved by Paystack before it is saved, and never shown again), or go back to the sandbox. */
+const ConnectProvider = ({ mode, current, onDone }: { mode: Mode; current: string; onDone: () => void }) => {
+  const [provider, setProvider] = useState(current === "paystack" ? "paystack" : mode === "live" ? "paystack" : "sandbox")
+  const [secretKey, setSecretKey] = useState("")
+  const [bank, setBank] = useState(mode === "test" ? "test-bank" : "wema-bank")
+  const connect = useAction()
+  const prefix = mode === "test" ? "sk_test_" : "sk_live_"
+  return (
+    <Form label="Connect a bank provider" onSubmit={() => connect.run(async () => {
+      const body = provider === "paystack" ? { provider, secretKey: secretKey.trim(), preferredBank: bank } : { provider }
+      await dash<Provider>("PUT", "/api/v1/dashboard/provider", { body })
+      setSecretKey("")
+      onDone()
+    })}>
+      <Select label="Provider" name="provider" value={provider} onChange={setProvider}
+        options={mode === "test" ? [["sandbox", "Sandbox (built in, no real money)"], ["paystack", "Paystack"]] : [["paystack", "Paystack"]]} />
+      {provider === "paystack" && (
+        <div class="grid2">
+          <Field label={`Paystack secret key (${prefix}…)`} name="secretKey" type="password" value={secretKey} onInput={setSecretKey} required
+            placeholder={`${prefix}…`} hint="Paystack checks it before it is saved; it is stored encrypted and never shown again." />
+          <Select label="Partner bank for new accounts" name="preferredBank" value={bank} onChange={setBank}
+            options={[...(mode === "test" ? [["test-bank", "Test Bank (test mode)"] as const] : []), ["wema-bank", "Wema Bank"], ["titan-paystack", "Paystack-Titan"], ["access-bank", "Access Bank"]]} />
+        </div>
+      )}
+      <ErrorBox error={connect.error} />
+      <Button type="submit" kind="primary" busy={connect.busy}>{provider === "paystack" ? "Connect Paystack" : "Use the sandbox"}</Button>
+    </Form>
+  )
+}
 
 export const ProviderPage = () => {
   const s = useSession()!
   const p = useLoad(() => dash<Provider>("GET", "/api/v1/dashboard/provider"), [s.mode])
-  const [shown, setShown] = useState(false)
+  const [editing, setEditing] = useState(false)
+  const d = p.data
   return (
-    <Section title={`Bank provider credentials (${s.mode} mode)`}>
+    <Section title={`Bank provider (${s.mode} mode)`}>
       <ErrorBox error={p.error} />
-      {p.data ? (
-        <dl class="kv">
-          <dt>Provider</dt><dd>{p.data.provider}</dd>
-          <dt>Merchant id</dt><dd><code>{p.data.merchantId}</code> <CopyButton text={p.data.merchantId} label="Copy the merchant id" /></dd>
-          <dt>Webhook secret</dt>
-          <dd>
-            <code id="webhook-secret">{shown ? p.data.webhookSecret : "•".repeat(16)}</code>{" "}
-            <Button onClick={() => setShown(!shown)}>{shown ? "Hide" : "Show"}</Button>{" "}
-            <CopyButton text={p.data.webhookSecret} label="Copy the webhook secret" />
-          </dd>
-          <dt>Receiver</dt><dd><code>{p.data.receiverPath}</code></dd>
-          <dt>Signature header</dt><dd><code>{p.data.signatureHeader}</code></dd>
-          <dt>Signed string</dt><dd><code>{p.data.canonicalString}</code></dd>
-        </dl>
-      ) : !p.error && <Loading what="credentials" />}
-      <Notice>These are the {s.mode} mode's credentials; switch mode to see the other's.</Notice>
+      {d ? (
+        <>
+          <dl class="kv">
+            <dt>Provider</dt>
+            <dd id="provider-name">{d.provider === "none" ? <Badge text="Not connected" /> : d.provider === "paystack" ? "Paystack" : "Sandbox"}</dd>
+            {d.connectedAt && <><dt>Connected</dt><dd>{lagos(d.connectedAt)}</dd></>}
+            {d.keyHint && <><dt>Secret key</dt><dd><code>…{d.keyHint}</code></dd></>}
+            {d.preferredBank && <><dt>Partner bank</dt><dd><code>{d.preferredBank}</code></dd></>}
+            {d.provider !== "sandbox" && (
+              <><dt>Webhook URL</dt><dd><code id="webhook-url">{d.webhookUrl}</code> <CopyButton text={d.webhookUrl} label="Copy the webhook URL" /></dd></>
+            )}
+            {d.provider === "sandbox" && <SandboxCredentials p={d} />}
+          </dl>
+          {d.provider === "paystack" && (
+            <Notice>
+              In the Paystack dashboard ({s.mode} mode), set the webhook URL above, and turn off "Confirm transfers before sending"
+              (transfer OTP): a payout Paystack holds for an OTP fails.
+            </Notice>
+          )}
+          {d.provider === "none" && <Notice>Live mode moves real money through your Paystack account: connect it to open live accounts and send payouts.</Notice>}
+          {editing || d.provider === "none"
+            ? <ConnectProvider mode={s.mode} current={d.provider} onDone={() => { setEditing(false); p.reload() }} />
+            : <Button onClick={() => setEditing(true)}>{d.provider === "sandbox" ? "Connect Paystack" : "Change the connection"}</Button>}
+        </>
+      ) : !p.error && <Loading what="the provider" />}
+      <Notice>This is the {s.mode} mode's provider; switch mode to see the other's.</Notice>
     </Section>
   )
 }

@@ -1,0 +1,56 @@
+import { HttpServer } from "@effect/platform"
+import { afterAll, expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { launchChromium, pw } from "../support/Browser.js"
+import { OWNER_PASSWORD } from "../support/ApiHelpers.js"
+import { makeTestApp, signup } from "../support/TestApp.js"
+import { startPaystackFake } from "../fakes/PaystackFake.js"
+import { assertSelfContained, axe, click, fill, go, heading, openContext, shot, text } from "./Driver.js"
+
+/**
+ * The provider page in a real browser: an Owner in live mode (SANDBOX_LIVE_MODE off) sees that nothing is connected,
+ * is told why a test key does not fit, connects Paystack live keys (proved by the fake Paystack), and sees the
+ * connection and the webhook URL to paste at Paystack; the key itself is never shown again.
+ */
+const fake = await startPaystackFake()
+afterAll(() => fake.close())
+
+layer(makeTestApp({ config: { sandboxLiveMode: false, paystackBaseUrl: fake.url } }), { timeout: 120_000, excludeTestServices: true })("the provider page", (it) => {
+  it.scoped("an Owner connects Paystack for live mode", () =>
+    Effect.gen(function* () {
+      const origin = yield* HttpServer.addressFormattedWith((a) => Effect.succeed(a))
+      const s = yield* signup()
+      const secretKey = `sk_live_${"a1b2c3d4".repeat(5)}`
+      fake.addIntegration({ secretKey })
+
+      const browser = yield* launchChromium
+      const obs = yield* openContext(browser, origin)
+      const { page } = obs
+      yield* pw("open", () => page.goto(`${origin}/dashboard`, { waitUntil: "load" }))
+      yield* heading(page, "Sign in")
+      yield* fill(page, "email", s.email)
+      yield* fill(page, "password", OWNER_PASSWORD)
+      yield* click(page, "Sign in")
+      yield* heading(page, "Home")
+
+      yield* go(page, "#/provider")
+      yield* heading(page, "Bank provider")
+      expect(yield* text(page, "#provider-name")).toBe("Not connected")
+      // A test key in live mode: the API's own message, once.
+      yield* fill(page, "secretKey", `sk_test_${"a1b2c3d4".repeat(5)}`)
+      yield* click(page, "Connect Paystack")
+      yield* pw("the mismatch", () => page.getByText(/This is a test-mode key/).first().waitFor())
+      expect(yield* pw("once", () => page.getByText(/This is a test-mode key/).count())).toBe(1)
+
+      yield* fill(page, "secretKey", secretKey)
+      yield* click(page, "Connect Paystack")
+      yield* pw("connected", () => page.locator("#provider-name", { hasText: "Paystack" }).waitFor())
+      expect(yield* text(page, "#webhook-url")).toBe(`${origin}/webhooks/paystack`)
+      yield* pw("the key hint", () => page.getByText(`…${secretKey.slice(-4)}`).waitFor())
+      yield* pw("the OTP advice", () => page.getByText(/turn off "Confirm transfers before sending"/).waitFor())
+      expect(yield* pw("page text", () => page.content())).not.toContain(secretKey)
+      yield* axe(page, "provider-paystack")
+      yield* shot(page, "provider-paystack")
+      assertSelfContained(obs, origin)
+    }))
+})
