@@ -8,19 +8,19 @@ import { startPaystackFake } from "../fakes/PaystackFake.js"
 import { assertSelfContained, axe, click, fill, go, heading, openContext, shot, text } from "./Driver.js"
 
 /**
- * The provider page in a real browser: an Owner in live mode (SANDBOX_LIVE_MODE off) sees that nothing is connected,
- * is told why a test key does not fit, connects Paystack live keys (proved by the fake Paystack), and sees the
- * connection and the webhook URL to paste at Paystack; the key itself is never shown again.
+ * The provider page in a real browser: an Owner in test mode sees the sandbox, is told why a live key does not fit,
+ * connects Paystack test keys (proved by the fake Paystack), and sees the connection and the webhook URL to paste at
+ * Paystack; the key itself is never shown again.
  */
 const fake = await startPaystackFake()
 afterAll(() => fake.close())
 
 layer(makeTestApp({ config: { sandboxLiveMode: false, paystackBaseUrl: fake.url } }), { timeout: 120_000, excludeTestServices: true })("the provider page", (it) => {
-  it.scoped("an Owner connects Paystack for live mode", () =>
+  it.scoped("an Owner connects Paystack test keys", () =>
     Effect.gen(function* () {
       const origin = yield* HttpServer.addressFormattedWith((a) => Effect.succeed(a))
       const s = yield* signup()
-      const secretKey = `sk_live_${"a1b2c3d4".repeat(5)}`
+      const secretKey = `sk_test_${"a1b2c3d4".repeat(5)}`
       fake.addIntegration({ secretKey })
 
       const browser = yield* launchChromium
@@ -35,12 +35,13 @@ layer(makeTestApp({ config: { sandboxLiveMode: false, paystackBaseUrl: fake.url 
 
       yield* go(page, "#/provider")
       yield* heading(page, "Bank provider")
-      expect(yield* text(page, "#provider-name")).toBe("Not connected")
-      // A test key in live mode: the API's own message, once.
-      yield* fill(page, "secretKey", `sk_test_${"a1b2c3d4".repeat(5)}`)
+      expect(yield* text(page, "#provider-name")).toBe("Sandbox")
+      yield* click(page, "Change provider")
+      // A live key in test mode: the API's own message, once.
+      yield* fill(page, "secretKey", `sk_live_${"a1b2c3d4".repeat(5)}`)
       yield* click(page, "Connect Paystack")
-      yield* pw("the mismatch", () => page.getByText(/This is a test-mode key/).first().waitFor())
-      expect(yield* pw("once", () => page.getByText(/This is a test-mode key/).count())).toBe(1)
+      yield* pw("the mismatch", () => page.getByText(/This is a live-mode key/).first().waitFor())
+      expect(yield* pw("once", () => page.getByText(/This is a live-mode key/).count())).toBe(1)
 
       yield* fill(page, "secretKey", secretKey)
       yield* click(page, "Connect Paystack")

@@ -102,7 +102,7 @@ const SandboxCredentials = ({ p }: { p: Provider }) => {
 
 /** Connect Paystack (the key is proved by Paystack before it is saved, and never shown again), or go back to the sandbox. */
 const ConnectProvider = ({ mode, current, onDone }: { mode: Mode; current: string; onDone: () => void }) => {
-  const [provider, setProvider] = useState(current === "paystack" ? "paystack" : mode === "live" ? "paystack" : "sandbox")
+  const [provider, setProvider] = useState(current === "paystack" && mode === "test" ? "sandbox" : "paystack")
   const [secretKey, setSecretKey] = useState("")
   const [bank, setBank] = useState(mode === "test" ? "test-bank" : "wema-bank")
   const connect = useAction()
@@ -160,7 +160,7 @@ export const ProviderPage = () => {
           {d.provider === "none" && <Notice>Live mode moves real money through your Paystack account: connect it to open live accounts and send payouts.</Notice>}
           {editing || d.provider === "none"
             ? <ConnectProvider mode={s.mode} current={d.provider} onDone={() => { setEditing(false); p.reload() }} />
-            : <Button onClick={() => setEditing(true)}>{d.provider === "sandbox" ? "Connect Paystack" : "Change the connection"}</Button>}
+            : <Button onClick={() => setEditing(true)}>Change provider</Button>}
         </>
       ) : !p.error && <Loading what="the provider" />}
       <Notice>This is the {s.mode} mode's provider; switch mode to see the other's.</Notice>
