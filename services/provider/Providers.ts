@@ -46,16 +46,20 @@ export class Providers extends Effect.Service<Providers>()("services/provider/Pr
     /** Adapters by connection (a new key or bank makes a new one). */
     const adapters = new Map<string, ConnectedProvider>()
 
+    /** A Paystack adapter for a key and bank (the timings are read at build time). */
+    const build = (mode: Scope["mode"], secretKey: Redacted.Redacted<string>, preferredBank: string) =>
+      Effect.flatMap(MoneyOutSettings, (settings) =>
+        makePaystackAdapter({ secretKey, preferredBank }, {
+          baseUrl: config.paystackBaseUrl, timeoutMs: settings.providerTimeoutMs, bankListTtlMs: settings.bankListTtlMs
+        }, bankLists[mode]).pipe(Effect.provideService(ProviderCircuits, circuits)))
+
     /** The adapter for a connection (made once per connection version). */
     const adapterFor = (c: Connection) =>
       Effect.gen(function* () {
         const key = `${c.tenantId}|${c.mode}|${c.connectedAt.getTime()}`
         const kept = adapters.get(key)
         if (kept) return kept
-        const settings = yield* MoneyOutSettings
-        const made = yield* makePaystackAdapter({ secretKey: c.secretKey, preferredBank: c.preferredBank }, {
-          baseUrl: config.paystackBaseUrl, timeoutMs: settings.providerTimeoutMs, bankListTtlMs: settings.bankListTtlMs
-        }, bankLists[c.mode]).pipe(Effect.provideService(ProviderCircuits, circuits))
+        const made = yield* build(c.mode, c.secretKey, c.preferredBank)
         if (adapters.size > 10_000) adapters.clear()
         adapters.set(key, made)
         return made
@@ -63,12 +67,7 @@ export class Providers extends Effect.Service<Providers>()("services/provider/Pr
 
     /** An adapter for credentials not saved yet (PUT /dashboard/provider proves them first). */
     const candidate = (mode: Scope["mode"], c: { readonly secretKey: string; readonly preferredBank: string }) =>
-      Effect.gen(function* () {
-        const settings = yield* MoneyOutSettings
-        return yield* makePaystackAdapter({ secretKey: Redacted.make(c.secretKey), preferredBank: c.preferredBank }, {
-          baseUrl: config.paystackBaseUrl, timeoutMs: settings.providerTimeoutMs, bankListTtlMs: settings.bankListTtlMs
-        }, bankLists[mode]).pipe(Effect.provideService(ProviderCircuits, circuits))
-      })
+      build(mode, Redacted.make(c.secretKey), c.preferredBank)
 
     const resolve = Effect.fn("Providers.resolve")(function* (scope: Scope) {
       const connection = yield* connections.find(scope)
