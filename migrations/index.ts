@@ -16,6 +16,7 @@ import m0014 from "./0014_checkout.js"
 import m0015 from "./0015_billing.js"
 import m0016 from "./0016_insights.js"
 import m0017 from "./0017_provider_connections.js"
+import m0018 from "./0018_rejected_payments.js"
 
 /** Forward-only, numbered; never edit one that has landed. Loaded by Migrator.fromRecord. */
 export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = {
@@ -35,5 +36,6 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = 
   "0014_checkout": m0014,
   "0015_billing": m0015,
   "0016_insights": m0016,
-  "0017_provider_connections": m0017
+  "0017_provider_connections": m0017,
+  "0018_rejected_payments": m0018
 }

@@ -43,6 +43,11 @@ export interface AppConfig {
   readonly sandboxLiveMode: boolean
   /** PAYSTACK_BASE_URL: where the Paystack adapter calls, for both modes (tests and rehearsals point it at the fake). */
   readonly paystackBaseUrl: string
+  /**
+   * MONNIFY_BASE_URL: where the Monnify adapter calls, for both modes; unset: https://sandbox.monnify.com for test
+   * connections and https://api.monnify.com for live ones (PROVIDERS.md B1).
+   */
+  readonly monnifyBaseUrl: Option.Option<string>
   /** PROVIDER_SYNC_INTERVAL_MS: how often the missed-webhook sync lists each connection's credits (0: never). */
   readonly providerSyncIntervalMs: number
   /** PROVIDER_SYNC_WINDOW_HOURS: how far back each sync pass looks. */
@@ -117,6 +122,9 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   paystackBaseUrl: Config.string("PAYSTACK_BASE_URL").pipe(
     Config.withDefault("https://api.paystack.co"),
     Config.validate({ message: "PAYSTACK_BASE_URL must be an http(s) URL", validation: isHttpUrl })
+  ),
+  monnifyBaseUrl: emptyAsNone(Config.option(Config.string("MONNIFY_BASE_URL"))).pipe(
+    Config.validate({ message: "MONNIFY_BASE_URL must be an http(s) URL", validation: (o) => Option.isNone(o) || isHttpUrl(o.value) })
   ),
   providerSyncIntervalMs: Config.integer("PROVIDER_SYNC_INTERVAL_MS").pipe(
     Config.withDefault(600_000),

@@ -17,6 +17,8 @@ import { SandboxFaults } from "../services/provider/SandboxFaults.js"
 import { ProvidersLive } from "../services/provider/Providers.js"
 import { PaystackInbound } from "../services/provider/PaystackInbound.js"
 import { ProviderSetup } from "../services/provider/ProviderSetup.js"
+import { ProviderCredits } from "../services/provider/ProviderCredits.js"
+import { MonnifyInbound } from "../services/provider/MonnifyInbound.js"
 import { ProviderSync, ProviderSyncLive } from "../services/provider/ProviderSync.js"
 import { SandboxProviderLive } from "../services/provider/SandboxProvider.js"
 import { SandboxReporterLive } from "../services/provider/SandboxReporter.js"
@@ -89,7 +91,8 @@ export const makeServices = <E, R>(provider: Layer.Layer<BankProvider, E, R>) =>
     Layer.provideMerge(Layer.mergeAll(Refunds.Default, AutomationActor.Default, Rules.Default, Flows.Default, Settlements.Default, Checkout.Default, Billing.Default)),
     Layer.provideMerge(Layer.mergeAll(Payouts.Default, Holds.Default, AutomationStore.Default, SettlementConfig.Default)),
     Layer.provideMerge(SubMerchants.Default),
-    Layer.provideMerge(Layer.mergeAll(PaystackInbound.Default, ProviderSync.Default, ProviderSetup.Default)),
+    Layer.provideMerge(Layer.mergeAll(PaystackInbound.Default, MonnifyInbound.Default, ProviderSync.Default, ProviderSetup.Default)),
+    Layer.provideMerge(ProviderCredits.Default),
     Layer.provideMerge(Layer.mergeAll(Receiver.Default, Reconciler.Default, Reviews.Default, TransferDispatch.Default, BankDirectory.Default)),
     Layer.provideMerge(TransferOutcomes.Default),
     Layer.provideMerge(SettlementStore.Default),

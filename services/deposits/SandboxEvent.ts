@@ -13,7 +13,9 @@ export const SandboxEvent = Schema.Struct({
   senderBankCode: Schema.optionalWith(Schema.NullOr(Schema.String.pipe(Schema.maxLength(10))), { default: () => null }),
   narration: Schema.optionalWith(Schema.NullOr(Schema.String.pipe(Schema.maxLength(500))), { default: () => null }),
   paidAt: Schema.String.pipe(Schema.filter((s) => !Number.isNaN(Date.parse(s)), { message: () => "paidAt must be an ISO date-time" })),
-  reversedSessionId: Schema.optionalWith(Schema.NullOr(Schema.String.pipe(Schema.maxLength(64))), { default: () => null })
+  reversedSessionId: Schema.optionalWith(Schema.NullOr(Schema.String.pipe(Schema.maxLength(64))), { default: () => null }),
+  /** Real providers only: the payment's NIP session id (Monnify), kept in the inbox beside the provider's reference. */
+  providerSessionId: Schema.optional(Schema.String.pipe(Schema.maxLength(64)))
 })
 export type SandboxEvent = typeof SandboxEvent.Type
 

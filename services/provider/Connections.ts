@@ -4,19 +4,40 @@ import type { Mode, Scope } from "../../src/domain/Mode.js"
 import { keyHint, type RealProvider } from "../../src/domain/ProviderRefs.js"
 import { SecretBox } from "../Keys.js"
 
-/** Paystack's credentials and settings, as sealed and stored. */
-const PaystackSealed = Schema.Struct({ provider: Schema.Literal("paystack"), secretKey: Schema.String })
+/** Each provider's secrets, as sealed, and its settings (not secret), as stored. */
+const Sealed = Schema.Union(
+  Schema.Struct({ provider: Schema.Literal("paystack"), secretKey: Schema.String }),
+  Schema.Struct({ provider: Schema.Literal("monnify"), apiKey: Schema.String, secretKey: Schema.String })
+)
 const PaystackSettings = Schema.Struct({ preferredBank: Schema.String })
+const MonnifySettings = Schema.Struct({ contractCode: Schema.String, walletAccountNumber: Schema.String, preferredBanks: Schema.Array(Schema.String) })
 
-export interface Connection {
+interface ConnectionBase {
   readonly tenantId: string
   readonly mode: Mode
-  readonly provider: RealProvider
-  readonly secretKey: Redacted.Redacted<string>
-  readonly preferredBank: string
+  /** The last 4 characters of the key (Paystack's secret key, Monnify's API key). */
   readonly keyHint: string
   readonly connectedAt: Date
+  /** The key that signs the provider's webhooks (Paystack's secret key, Monnify's client secret). */
+  readonly secretKey: Redacted.Redacted<string>
 }
+export interface PaystackConnection extends ConnectionBase {
+  readonly provider: "paystack"
+  readonly preferredBank: string
+}
+export interface MonnifyConnection extends ConnectionBase {
+  readonly provider: "monnify"
+  readonly apiKey: Redacted.Redacted<string>
+  readonly contractCode: string
+  readonly walletAccountNumber: string
+  readonly preferredBanks: ReadonlyArray<string>
+}
+export type Connection = PaystackConnection | MonnifyConnection
+
+/** What PUT /dashboard/provider saves (in clear, sealed here). */
+export type NewConnection =
+  | { readonly provider: "paystack"; readonly secretKey: string; readonly preferredBank: string }
+  | { readonly provider: "monnify"; readonly apiKey: string; readonly secretKey: string; readonly contractCode: string; readonly walletAccountNumber: string; readonly preferredBanks: ReadonlyArray<string> }
 
 interface Row {
   readonly tenantId: string
@@ -43,12 +64,13 @@ export class Connections extends Effect.Service<Connections>()("services/provide
     const keyOf = (scope: Scope) => `${scope.tenantId}|${scope.mode}`
 
     const open = (r: Row): Connection => {
-      const sealed = Schema.decodeUnknownSync(PaystackSealed)(JSON.parse(box.open(r.credentialsSealed)))
-      const settings = Schema.decodeUnknownSync(PaystackSettings)(r.settings)
-      return {
-        tenantId: r.tenantId, mode: r.mode, provider: r.provider, secretKey: Redacted.make(sealed.secretKey),
-        preferredBank: settings.preferredBank, keyHint: r.keyHint, connectedAt: r.connectedAt
+      const sealed = Schema.decodeUnknownSync(Sealed)(JSON.parse(box.open(r.credentialsSealed)))
+      const base = { tenantId: r.tenantId, mode: r.mode, keyHint: r.keyHint, connectedAt: r.connectedAt, secretKey: Redacted.make(sealed.secretKey) }
+      if (sealed.provider === "paystack") {
+        return { ...base, provider: "paystack", preferredBank: Schema.decodeUnknownSync(PaystackSettings)(r.settings).preferredBank }
       }
+      const settings = Schema.decodeUnknownSync(MonnifySettings)(r.settings)
+      return { ...base, provider: "monnify", apiKey: Redacted.make(sealed.apiKey), ...settings }
     }
 
     const select = sql`SELECT tenant_id, mode, provider, credentials_sealed, key_hint, settings, connected_at FROM provider_connections`
@@ -72,11 +94,14 @@ export class Connections extends Effect.Service<Connections>()("services/provide
     }, Effect.orDie)
 
     /** Saves (or replaces) the scope's connection. */
-    const save = Effect.fn("Connections.save")(function* (scope: Scope, c: { readonly provider: "paystack"; readonly secretKey: string; readonly preferredBank: string }, actor: string) {
+    const save = Effect.fn("Connections.save")(function* (scope: Scope, c: NewConnection, actor: string) {
+      const [secrets, settings, key] = c.provider === "paystack"
+        ? [{ provider: c.provider, secretKey: c.secretKey }, { preferredBank: c.preferredBank }, c.secretKey] as const
+        : [{ provider: c.provider, apiKey: c.apiKey, secretKey: c.secretKey },
+          { contractCode: c.contractCode, walletAccountNumber: c.walletAccountNumber, preferredBanks: c.preferredBanks }, c.apiKey] as const
       yield* sql`INSERT INTO provider_connections ${sql.insert({
-        tenantId: scope.tenantId, mode: scope.mode, provider: c.provider,
-        credentialsSealed: box.seal(JSON.stringify({ provider: c.provider, secretKey: c.secretKey })),
-        keyHint: keyHint(c.secretKey), settings: JSON.stringify({ preferredBank: c.preferredBank }), connectedBy: actor
+        tenantId: scope.tenantId, mode: scope.mode, provider: c.provider, credentialsSealed: box.seal(JSON.stringify(secrets)),
+        keyHint: keyHint(key), settings: JSON.stringify(settings), connectedBy: actor
       })} ON CONFLICT (tenant_id, mode) DO UPDATE SET provider = EXCLUDED.provider, credentials_sealed = EXCLUDED.credentials_sealed,
         key_hint = EXCLUDED.key_hint, settings = EXCLUDED.settings, connected_at = now(), connected_by = EXCLUDED.connected_by`
       kept.delete(keyOf(scope))

@@ -1,13 +1,15 @@
 import { Clock, Effect, Either, Option, Redacted, Ref, Schema } from "effect"
 import { providerTransferReference, splitName } from "../../src/domain/ProviderRefs.js"
 import {
-  AccountNotFound, type BankProviderShape, CredentialsRejected, InvalidBankAccount, ProviderError, type ProviderBank, type ProviderTransfer,
+  AccountNotFound, CredentialsRejected, InvalidBankAccount, ProviderError, type ProviderBank, type ProviderTransfer,
   type ProvisionRequest, TransferRejected, type TransferLookup, type TransferRequest
 } from "./BankProvider.js"
+import type { ConnectedProvider } from "./ConnectedProvider.js"
+import type { ListedCredit } from "./InboundCredit.js"
 import { makeProviderHttp, type ProviderAnswer } from "./ProviderHttp.js"
 import {
-  accountsOf, BankPage, Charge, Customer, type DedicatedAccount, DedicatedAccount as DedicatedAccountSchema, envelope, errorMessage,
-  type PaystackBank, Recipient, Resolved, TransferData, transferStatusOf
+  accountsOf, BankPage, Charge, creditOfCharge, Customer, type DedicatedAccount, DedicatedAccount as DedicatedAccountSchema, envelope, errorMessage,
+  isDvaCredit, type PaystackBank, Recipient, Resolved, TransferData, transferStatusOf
 } from "./PaystackWire.js"
 
 export interface PaystackConnection {
@@ -22,12 +24,6 @@ export interface PaystackSettings {
   readonly bankListTtlMs: number
 }
 
-/** What a connected provider does beyond the port: prove its credentials, and list its credits for the sync. */
-export interface ConnectedProvider extends BankProviderShape {
-  readonly verifyCredentials: () => Effect.Effect<void, ProviderError | CredentialsRejected>
-  /** Successful dedicated-account credits paid in [from, to], every page. */
-  readonly listCredits: (from: Date, to: Date) => Effect.Effect<ReadonlyArray<Charge>, ProviderError>
-}
 
 const PROVIDER = "paystack"
 /** Bank list pages: Paystack allows 100 per page (NIGERIA.md §2.1); 20 pages is far more than Nigeria's banks. */
@@ -222,10 +218,10 @@ export const makePaystackAdapter = (
     const transferStatus = (lookup: TransferLookup) =>
       verifyTransfer(providerTransferReference(PROVIDER, lookup.tenantId, lookup.mode, lookup.reference)!)
 
-    /** `GET /transaction?channel=dedicated_nuban&status=success&from&to` page by page (A4); items that are not credits are left out. */
+    /** `GET /transaction?channel=dedicated_nuban&status=success&from&to` page by page (A4); items that are not DVA credits are left out. */
     const listCredits = (from: Date, to: Date) =>
       Effect.gen(function* () {
-        const credits: Array<Charge> = []
+        const credits: Array<ListedCredit> = []
         for (let page = 1; page <= MAX_TX_PAGES; page++) {
           const answer = yield* get("transaction list", "/transaction", {
             channel: "dedicated_nuban", status: "success", from: from.toISOString(), to: to.toISOString(), perPage: TX_PAGE, page
@@ -234,12 +230,14 @@ export const makePaystackAdapter = (
           const items = yield* dataOf("transaction list", Schema.Array(Schema.Unknown), answer)
           for (const item of items) {
             const c = Schema.decodeUnknownEither(Charge)(item)
-            if (Either.isRight(c)) credits.push(c.right)
+            if (Either.isRight(c)) {
+              if (isDvaCredit(c.right)) credits.push({ reference: c.right.reference, detail: Effect.succeed(creditOfCharge(c.right)) })
+            }
             else yield* Effect.logWarning(`paystack transaction list: an item that is not a readable credit was left out (${String((item as { reference?: unknown })?.reference)})`)
           }
           if (items.length < TX_PAGE) break
         }
-        return credits as ReadonlyArray<Charge>
+        return credits as ReadonlyArray<ListedCredit>
       })
 
     return {

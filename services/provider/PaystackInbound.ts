@@ -4,11 +4,10 @@ import * as crypto from "node:crypto"
 import { BadRequest, Unauthorized } from "../../src/contract/Problems.js"
 import type { Mode, Scope } from "../../src/domain/Mode.js"
 import type { ReceiverAnswer } from "../deposits/Receiver.js"
-import { Receiver } from "../deposits/Receiver.js"
-import { Tenants } from "../Tenants.js"
 import { TransferOutcomes } from "../transfers/Outcomes.js"
 import { type Connection, Connections } from "./Connections.js"
-import { Charge, DVA_CHANNEL, inboundOf, isDvaCredit, TransferEvent, WebhookHead } from "./PaystackWire.js"
+import { ProviderCredits } from "./ProviderCredits.js"
+import { Charge, creditOfCharge, DVA_CHANNEL, isDvaCredit, TransferEvent, WebhookHead } from "./PaystackWire.js"
 
 export const PAYSTACK_SIGNATURE_HEADER = "x-paystack-signature"
 
@@ -42,9 +41,8 @@ export class PaystackInbound extends Effect.Service<PaystackInbound>()("services
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const connections = yield* Connections
-    const receiver = yield* Receiver
     const outcomes = yield* TransferOutcomes
-    const tenants = yield* Tenants
+    const credits = yield* ProviderCredits
 
     /** Who the event is about, by our own records: the scope, or undefined when nothing of ours matches. */
     const routeOf = (head: typeof WebhookHead.Type) =>
@@ -92,17 +90,7 @@ export class PaystackInbound extends Effect.Service<PaystackInbound>()("services
           return { result: "ignored" as const, reference }
         }
         if (!isDvaCredit(decoded.right)) return { result: "ignored" as const, reference: decoded.right.reference }
-        return yield* accept(c, decoded.right)
-      })
-
-    /** A credit of the connection's, from a webhook or the sync: into the inbox and the pipeline. */
-    const accept = (c: Connection, charge: Charge) =>
-      Effect.gen(function* () {
-        const sandbox = yield* tenants.providerFor(c.tenantId, c.mode).pipe(Effect.orDie)
-        return yield* receiver.accept(
-          { tenantId: c.tenantId, mode: c.mode, provider: "paystack", merchantId: sandbox.merchantId, webhookSecret: "" },
-          inboundOf(sandbox.merchantId, charge)
-        )
+        return yield* credits.accept(c, creditOfCharge(decoded.right))
       })
 
     const transferOutcome = (c: Connection, body: unknown) =>
@@ -148,6 +136,6 @@ export class PaystackInbound extends Effect.Service<PaystackInbound>()("services
       return { result: "ignored", reference } satisfies ReceiverAnswer
     })
 
-    return { receive, accept } as const
+    return { receive } as const
   })
 }) {}

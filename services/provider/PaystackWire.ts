@@ -1,6 +1,6 @@
 import { Either, Schema } from "effect"
 import { NIGERIAN_BANKS } from "../../src/domain/Banks.js"
-import type { SandboxEvent } from "../deposits/SandboxEvent.js"
+import type { InboundCredit } from "./InboundCredit.js"
 
 /**
  * Paystack's wire shapes, as far as the adapter reads them (PROVIDERS.md §A). Every Schema here ignores fields it does
@@ -132,22 +132,21 @@ export const TransferEvent = Schema.Struct({
 const bankCodeByName = new Map(NIGERIAN_BANKS.map((b) => [b.name.toLowerCase(), b.code]))
 
 /**
- * A Paystack DVA credit as the pipeline's inbound event: the transaction's `reference` is our provider reference
+ * A Paystack DVA credit as a provider-neutral credit: the transaction's `reference` is our provider reference
  * (Paystack gives no NIP session id on `charge.success`, A3); the payer as Paystack gives it (`sender_bank` is a name:
  * its CBN code when we know the name, else null).
  */
-export const inboundOf = (merchantId: string, c: Charge): SandboxEvent => ({
-  event: "transfer.inbound",
-  merchantId,
-  sessionId: c.reference,
+export const creditOfCharge = (c: Charge): InboundCredit => ({
+  reference: c.reference,
   accountNumber: c.authorization.receiver_bank_account_number,
+  accountReference: undefined,
   amountKobo: c.amount,
   senderName: c.authorization.sender_name?.slice(0, 200) ?? null,
   senderAccountNumber: c.authorization.sender_bank_account_number?.slice(0, 20) ?? null,
   senderBankCode: (c.authorization.sender_bank && bankCodeByName.get(c.authorization.sender_bank.toLowerCase())) ?? null,
   narration: c.authorization.narration?.slice(0, 500) ?? null,
   paidAt: validDate(c.paid_at) ?? validDate(c.created_at) ?? validDate(c.createdAt) ?? new Date().toISOString(),
-  reversedSessionId: null
+  providerSessionId: null
 })
 
 const validDate = (s: string | null | undefined) => (s && !Number.isNaN(Date.parse(s)) ? new Date(s).toISOString() : undefined)

@@ -12,6 +12,8 @@ export interface ProviderCall {
   readonly idempotent: boolean
   /** What the call is for, in words (for logs and errors; never the URL's query or any header). */
   readonly what: string
+  /** This call's Authorization header, in place of the client's (Monnify: Basic for the login, the token after). */
+  readonly authorization?: Redacted.Redacted<string>
 }
 
 export interface ProviderAnswer {
@@ -115,7 +117,7 @@ export const makeProviderHttp = (options: ProviderHttpOptions) =>
     /** Sends the call; answers any status but 5xx and 429 (the caller reads the provider's envelope). */
     const send = (call: ProviderCall): Effect.Effect<ProviderAnswer, ProviderError> =>
       Effect.gen(function* () {
-        const authorization = yield* options.authorization
+        const authorization = call.authorization ?? (yield* options.authorization)
         let unanswered = 0
         let limited = 0
         for (;;) {

@@ -5,7 +5,8 @@ import type { Scope } from "../../src/domain/Mode.js"
 import { Inbox } from "../deposits/Inbox.js"
 import { Tenants } from "../Tenants.js"
 import { Connections } from "./Connections.js"
-import { inboundOf, isDvaCredit } from "./PaystackWire.js"
+import { eventOf } from "./InboundCredit.js"
+import { accountNumberOf } from "./ProviderCredits.js"
 import { Providers } from "./Providers.js"
 
 export interface SyncResult {
@@ -38,19 +39,30 @@ export class ProviderSync extends Effect.Service<ProviderSync>()("services/provi
       const now = yield* Clock.currentTimeMillis
       const to = window?.to ?? new Date(now)
       const from = window?.from ?? new Date(now - config.providerSyncWindowHours * 3_600_000)
-      const credits = (yield* connected.adapter.listCredits(from, to)).filter(isDvaCredit)
+      const c = connected.connection
+      const listed = yield* connected.adapter.listCredits(from, to)
+      const references = [...new Set(listed.map((l) => l.reference))]
+      // Only what the inbox lacks is fetched in detail (a call each at Monnify) and inserted.
+      const have = references.length === 0 ? [] : yield* sql<{ providerReference: string }>`SELECT provider_reference FROM inbound_events
+        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND provider = ${c.provider} AND provider_reference = ANY(${references}::text[])`.pipe(Effect.orDie)
+      const known = new Set(have.map((h) => h.providerReference))
       const { merchantId } = yield* tenants.providerFor(scope.tenantId, scope.mode).pipe(Effect.orDie)
-      const inserted = credits.length === 0 ? [] : yield* inbox.insertMany(credits.map((c) => {
-        const event = inboundOf(merchantId, c)
-        return { tenantId: scope.tenantId, mode: scope.mode, provider: connected.connection.provider, providerReference: event.sessionId, kind: "inflow" as const, accountNumber: event.accountNumber, payload: event }
-      }))
+      const rows = []
+      for (const l of listed.filter((x, i) => !known.has(x.reference) && listed.findIndex((y) => y.reference === x.reference) === i)) {
+        const credit = yield* l.detail
+        if (credit === undefined) continue
+        const nuban = (yield* Effect.provideService(accountNumberOf(c, credit), SqlClient.SqlClient, sql)) ?? "0000000000"
+        const event = eventOf(merchantId, credit, nuban)
+        rows.push({ tenantId: scope.tenantId, mode: scope.mode, provider: c.provider, providerReference: event.sessionId, kind: "inflow" as const, accountNumber: nuban, payload: event })
+      }
+      const inserted = rows.length === 0 ? [] : yield* inbox.insertMany(rows)
       const recorded = inserted.filter((r) => r !== undefined).length
-      const result: SyncResult = { found: credits.length, recorded, known: credits.length - recorded }
+      const result: SyncResult = { found: references.length, recorded, known: references.length - recorded }
       yield* sql`INSERT INTO provider_sync_runs ${sql.insert({
-        tenantId: scope.tenantId, mode: scope.mode, provider: connected.connection.provider, windowFrom: from, windowTo: to, ...result
+        tenantId: scope.tenantId, mode: scope.mode, provider: c.provider, windowFrom: from, windowTo: to, ...result
       })}`.pipe(Effect.orDie)
       if (recorded > 0) {
-        yield* Effect.logWarning(`provider sync: ${recorded} ${connected.connection.provider} credit(s) of tenant ${scope.tenantId} (${scope.mode}) never came by webhook; recorded now`)
+        yield* Effect.logWarning(`provider sync: ${recorded} ${c.provider} credit(s) of tenant ${scope.tenantId} (${scope.mode}) never came by webhook; recorded now`)
       }
       return result
     })

@@ -1,13 +1,14 @@
-import { Effect, Layer, Redacted, Ref } from "effect"
+import { Effect, Layer, Option, Redacted, Ref } from "effect"
 import { Conflict } from "../../src/contract/Problems.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { AppConfigTag } from "../../src/Config.js"
 import { Tenants } from "../Tenants.js"
 import { MoneyOutSettings } from "../transfers/Settings.js"
-import { BankProvider, type BankProviderShape } from "./BankProvider.js"
-import { type Connection, Connections } from "./Connections.js"
-import { type ConnectedProvider, makePaystackAdapter } from "./PaystackAdapter.js"
-import type { PaystackBank } from "./PaystackWire.js"
+import { BankProvider, type BankProviderShape, type ProviderBank } from "./BankProvider.js"
+import { type Connection, Connections, type NewConnection } from "./Connections.js"
+import type { ConnectedProvider } from "./ConnectedProvider.js"
+import { makeMonnifyAdapter } from "./MonnifyAdapter.js"
+import { makePaystackAdapter } from "./PaystackAdapter.js"
 import { ProviderCircuits } from "./ProviderHttp.js"
 
 /** A tenant's provider for one mode, as every money path calls it. */
@@ -25,7 +26,7 @@ export const notConnected = () =>
   })
 
 /**
- * Which provider serves a tenant's mode, chosen at call time: its connection's adapter (Paystack), else the built-in
+ * Which provider serves a tenant's mode, chosen at call time: its connection's adapter (Paystack, Monnify), else the built-in
  * sandbox in test mode, and in live mode only under SANDBOX_LIVE_MODE=1; otherwise 409 provider_not_connected. No
  * live-mode path reaches the sandbox without that switch.
  */
@@ -39,19 +40,36 @@ export class Providers extends Effect.Service<Providers>()("services/provider/Pr
     if (config.sandboxLiveMode) {
       yield* Effect.logWarning("SANDBOX_LIVE_MODE is on: the built-in sandbox bank serves live mode for tenants with no provider connection (development and demos only: no real money moves)")
     }
-    const bankLists = {
-      test: yield* Ref.make<{ readonly until: number; readonly banks: ReadonlyArray<PaystackBank> } | undefined>(undefined),
-      live: yield* Ref.make<{ readonly until: number; readonly banks: ReadonlyArray<PaystackBank> } | undefined>(undefined)
-    }
+    type BankCache = Ref.Ref<{ readonly until: number; readonly banks: ReadonlyArray<ProviderBank> } | undefined>
+    /** The bank list of each provider and mode, shared by its connections (Paystack's is the same for every key). */
+    const bankLists: Record<string, BankCache> = {}
+    for (const p of ["paystack", "monnify"]) for (const m of ["test", "live"]) bankLists[`${p}|${m}`] = yield* Ref.make<{ readonly until: number; readonly banks: ReadonlyArray<ProviderBank> } | undefined>(undefined)
     /** Adapters by connection (a new key or bank makes a new one). */
     const adapters = new Map<string, ConnectedProvider>()
 
-    /** A Paystack adapter for a key and bank (the timings are read at build time). */
-    const build = (mode: Scope["mode"], secretKey: Redacted.Redacted<string>, preferredBank: string) =>
-      Effect.flatMap(MoneyOutSettings, (settings) =>
-        makePaystackAdapter({ secretKey, preferredBank }, {
-          baseUrl: config.paystackBaseUrl, timeoutMs: settings.providerTimeoutMs, bankListTtlMs: settings.bankListTtlMs
-        }, bankLists[mode]).pipe(Effect.provideService(ProviderCircuits, circuits)))
+    /** Monnify's host: MONNIFY_BASE_URL, else its sandbox for test connections and its live host for live ones (B1). */
+    const monnifyBase = (mode: Scope["mode"]) =>
+      Option.getOrElse(config.monnifyBaseUrl, () => (mode === "test" ? "https://sandbox.monnify.com" : "https://api.monnify.com"))
+
+    /** The adapter for credentials (the timings are read at build time). */
+    const build = (mode: Scope["mode"], c: NewConnection) =>
+      Effect.gen(function* () {
+        const settings = yield* MoneyOutSettings
+        const timings = { timeoutMs: settings.providerTimeoutMs, bankListTtlMs: settings.bankListTtlMs }
+        const banks = bankLists[`${c.provider}|${mode}`]!
+        const made: ConnectedProvider = c.provider === "paystack"
+          ? yield* makePaystackAdapter({ secretKey: Redacted.make(c.secretKey), preferredBank: c.preferredBank }, { baseUrl: config.paystackBaseUrl, ...timings }, banks as never)
+          : yield* makeMonnifyAdapter({
+            apiKey: Redacted.make(c.apiKey), secretKey: Redacted.make(c.secretKey), contractCode: c.contractCode,
+            walletAccountNumber: c.walletAccountNumber, preferredBanks: c.preferredBanks
+          }, { baseUrl: monnifyBase(mode), ...timings }, banks)
+        return made
+      }).pipe(Effect.provideService(ProviderCircuits, circuits))
+
+    const specOf = (c: Connection): NewConnection =>
+      c.provider === "paystack"
+        ? { provider: "paystack", secretKey: Redacted.value(c.secretKey), preferredBank: c.preferredBank }
+        : { provider: "monnify", apiKey: Redacted.value(c.apiKey), secretKey: Redacted.value(c.secretKey), contractCode: c.contractCode, walletAccountNumber: c.walletAccountNumber, preferredBanks: c.preferredBanks }
 
     /** The adapter for a connection (made once per connection version). */
     const adapterFor = (c: Connection) =>
@@ -59,15 +77,14 @@ export class Providers extends Effect.Service<Providers>()("services/provider/Pr
         const key = `${c.tenantId}|${c.mode}|${c.connectedAt.getTime()}`
         const kept = adapters.get(key)
         if (kept) return kept
-        const made = yield* build(c.mode, c.secretKey, c.preferredBank)
+        const made = yield* build(c.mode, specOf(c))
         if (adapters.size > 10_000) adapters.clear()
         adapters.set(key, made)
         return made
       })
 
     /** An adapter for credentials not saved yet (PUT /dashboard/provider proves them first). */
-    const candidate = (mode: Scope["mode"], c: { readonly secretKey: string; readonly preferredBank: string }) =>
-      build(mode, Redacted.make(c.secretKey), c.preferredBank)
+    const candidate = (mode: Scope["mode"], c: NewConnection) => build(mode, c)
 
     const resolve = Effect.fn("Providers.resolve")(function* (scope: Scope) {
       const connection = yield* connections.find(scope)

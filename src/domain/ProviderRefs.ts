@@ -2,8 +2,8 @@ import * as crypto from "node:crypto"
 import type { Mode } from "./Mode.js"
 
 /** The real providers a tenant can connect (the built-in `sandbox` needs no connection). */
-export type RealProvider = "paystack"
-export const REAL_PROVIDERS: ReadonlyArray<RealProvider> = ["paystack"]
+export type RealProvider = "paystack" | "monnify"
+export const REAL_PROVIDERS: ReadonlyArray<RealProvider> = ["paystack", "monnify"]
 
 const digest = (...parts: ReadonlyArray<string>) => crypto.createHash("sha256").update(parts.join("\u0000")).digest("hex")
 
@@ -14,7 +14,14 @@ const digest = (...parts: ReadonlyArray<string>) => crypto.createHash("sha256").
  * takes our merchantTxRef itself.
  */
 export const providerTransferReference = (provider: string, tenantId: string, mode: Mode, merchantTxRef: string): string | null =>
-  provider === "paystack" ? `col_${digest("transfer", tenantId, mode, merchantTxRef).slice(0, 40)}` : null
+  provider === "paystack" || provider === "monnify" ? `col_${digest("transfer", tenantId, mode, merchantTxRef).slice(0, 40)}` : null
+
+/**
+ * Monnify's `accountReference` of one of our accounts (DESIGN.md: derived from tenant, mode and accountRef, stable,
+ * so a retry after a lost answer finds the same reserved account): `col_` and 40 hex digits.
+ */
+export const monnifyAccountReference = (tenantId: string, mode: Mode, accountRef: string) =>
+  `col_${digest("account", tenantId, mode, accountRef).slice(0, 40)}`
 
 /**
  * The e-mail a provider customer gets when ours has none, or when it is already the provider customer of another of
@@ -33,6 +40,10 @@ export const splitName = (name: string): { readonly first: string; readonly last
 
 /** The only part of a key an answer may show. */
 export const keyHint = (key: string) => key.slice(-4)
+
+/** The mode a Monnify API key is for, from its prefix (PROVIDERS.md B1: MK_TEST_ sandbox, MK_PROD_ live). */
+export const monnifyKeyMode = (apiKey: string): Mode | undefined =>
+  /^MK_TEST_[A-Z0-9]+$/.test(apiKey) ? "test" : /^MK_PROD_[A-Z0-9]+$/.test(apiKey) ? "live" : undefined
 
 /** The mode a Paystack secret key is for, from its prefix (PROVIDERS.md A1), or undefined for anything else. */
 export const paystackKeyMode = (secretKey: string): Mode | undefined =>

@@ -2,6 +2,7 @@ import { Cause, Effect, Exit, FiberSet, Layer, Metric } from "effect"
 import type * as http from "node:http"
 import { Receiver } from "../../services/deposits/Receiver.js"
 import { PAYSTACK_SIGNATURE_HEADER, PaystackInbound } from "../../services/provider/PaystackInbound.js"
+import { MONNIFY_SIGNATURE_HEADER, MonnifyInbound } from "../../services/provider/MonnifyInbound.js"
 import { SIGNATURE_HEADER } from "../../services/deposits/SandboxEvent.js"
 import { isDatabaseUnavailable, writeDatabaseUnavailable } from "./DatabaseUnavailable.js"
 import { invalidTextInJson, invalidTextInUrl } from "./InputGuard.js"
@@ -41,6 +42,7 @@ export const ReceiverFastPathLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     const receiver = yield* Receiver
     const paystack = yield* PaystackInbound
+    const monnify = yield* MonnifyInbound
     const fastPaths = yield* FastPaths
     const run = yield* FiberSet.makeRuntime<never>()
 
@@ -68,10 +70,11 @@ export const ReceiverFastPathLive = Layer.scopedDiscard(
       // Before the signature check, as the HttpApi path does (one scan; a parse only when the body holds a \u escape).
       const invalid = invalidTextInJson(body)
       if (invalid) return sendProblem(res, req.url ?? "/", 400, invalid)
-      if (provider === "paystack") {
+      if (provider === "paystack" || provider === "monnify") {
         // Real providers' webhooks are few next to the sandbox's benchmark load: the full Effect path.
-        const h = req.headers[PAYSTACK_SIGNATURE_HEADER]
-        run(paystack.receive(body, typeof h === "string" ? h : undefined)).addObserver((exit) => respond(req, res, exit))
+        const h = req.headers[provider === "paystack" ? PAYSTACK_SIGNATURE_HEADER : MONNIFY_SIGNATURE_HEADER]
+        const signature = typeof h === "string" ? h : undefined
+        run(provider === "paystack" ? paystack.receive(body, signature) : monnify.receive(body, signature)).addObserver((exit) => respond(req, res, exit))
         return
       }
       const header = req.headers[SIGNATURE_HEADER]

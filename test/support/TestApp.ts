@@ -61,6 +61,7 @@ export const testConfig = (overrides: Partial<AppConfig> = {}): AppConfig => ({
   // Tests and demos let the sandbox serve live mode; test/providers/NotSandbox.test.ts runs with it off.
   sandboxLiveMode: true,
   paystackBaseUrl: "http://127.0.0.1:9",
+  monnifyBaseUrl: Option.some("http://127.0.0.1:9"),
   providerSyncIntervalMs: 0,
   providerSyncWindowHours: 48,
   publicUrl: Option.none(),

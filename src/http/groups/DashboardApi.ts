@@ -50,6 +50,9 @@ export const ProviderView = Schema.Struct({
   connectedAt: Schema.NullOr(Schema.String).annotations({ description: "When the real provider was connected; null for the sandbox." }),
   keyHint: Schema.NullOr(Schema.String).annotations({ description: "The last 4 characters of the connected secret key; never the key." }),
   preferredBank: Schema.NullOr(Schema.String).annotations({ description: "Paystack: the partner bank (slug) new dedicated accounts are opened at." }),
+  contractCode: Schema.optional(Schema.String).annotations({ description: "Monnify: the contract code reserved accounts are made under." }),
+  walletAccountNumber: Schema.optional(Schema.String).annotations({ description: "Monnify: the wallet account payouts and refunds are paid from." }),
+  preferredBanks: Schema.optional(Schema.Array(Schema.String)).annotations({ description: "Monnify: the partner banks (CBN codes) of new reserved accounts; the first account is the NUBAN." }),
   webhookUrl: Schema.String.annotations({ description: "The URL to set as the webhook URL in the provider's dashboard, for this mode." }),
   receiverPath: Schema.String,
   signatureHeader: Schema.String,
@@ -58,8 +61,13 @@ export const ProviderView = Schema.Struct({
   canonicalString: Schema.optional(Schema.String).annotations({ description: "Sandbox only: the fields the sandbox signature covers." })
 })
 export const ConnectProvider = Body({
-  provider: CaseInsensitiveLiteral("provider", ["paystack", "sandbox"]),
-  secretKey: Schema.optional(NonEmpty("secretKey", 200)).annotations({ description: "Paystack: the secret key of the mode (sk_test_… or sk_live_…)." }),
+  provider: CaseInsensitiveLiteral("provider", ["paystack", "monnify", "sandbox"]),
+  secretKey: Schema.optional(NonEmpty("secretKey", 200)).annotations({ description: "Paystack: the secret key of the mode (sk_test_… or sk_live_…). Monnify: the client secret key." }),
+  apiKey: Schema.optional(NonEmpty("apiKey", 200)).annotations({ description: "Monnify: the API key of the mode (MK_TEST_… or MK_PROD_…)." }),
+  contractCode: Schema.optional(Schema.String.pipe(Schema.pattern(/^\d{6,20}$/, { message: () => "contractCode is Monnify's contract code: digits" }))),
+  walletAccountNumber: Schema.optional(Schema.String.pipe(Schema.pattern(/^\d{10}$/, { message: () => "walletAccountNumber is the 10-digit account number of the Monnify wallet" }))),
+  preferredBanks: Schema.optional(Schema.Array(Schema.String.pipe(Schema.pattern(/^\d{3,6}$/, { message: () => "preferredBanks are CBN bank codes such as 50515 or 035" }))).pipe(
+    Schema.minItems(1, { message: () => "preferredBanks needs at least one bank code" }), Schema.maxItems(5))),
   preferredBank: Schema.optional(Schema.String.pipe(Schema.pattern(/^[a-z0-9-]{2,60}$/, { message: () => "preferredBank is a Paystack bank slug such as wema-bank or titan-paystack" })))
     .annotations({ description: "Paystack: the partner bank's slug for new accounts (default test-bank in test mode, wema-bank in live mode)." })
 })

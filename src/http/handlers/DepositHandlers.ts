@@ -2,6 +2,7 @@ import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Clock, Effect } from "effect"
 import { Receiver } from "../../../services/deposits/Receiver.js"
 import { PAYSTACK_SIGNATURE_HEADER, PaystackInbound } from "../../../services/provider/PaystackInbound.js"
+import { MONNIFY_SIGNATURE_HEADER, MonnifyInbound } from "../../../services/provider/MonnifyInbound.js"
 import { Reviews } from "../../../services/deposits/Reviews.js"
 import { newSessionId, REVERSAL_EVENT, INFLOW_EVENT, SIGNATURE_HEADER } from "../../../services/deposits/SandboxEvent.js"
 import { Tenants } from "../../../services/Tenants.js"
@@ -19,6 +20,7 @@ export const ReceiverHandlers = HttpApiBuilder.group(Api, "receiver", (h) =>
   Effect.gen(function* () {
     const receiver = yield* Receiver
     const paystack = yield* PaystackInbound
+    const monnify = yield* MonnifyInbound
     const receive = ({ path, request }: { path: { provider: string }; request: HttpServerRequest.HttpServerRequest }) =>
       Effect.gen(function* () {
         const body = yield* request.text.pipe(
@@ -28,6 +30,7 @@ export const ReceiverHandlers = HttpApiBuilder.group(Api, "receiver", (h) =>
         const invalid = invalidTextInJson(body)
         if (invalid) return yield* new BadRequest(invalid)
         if (path.provider === "paystack") return yield* paystack.receive(body, request.headers[PAYSTACK_SIGNATURE_HEADER])
+        if (path.provider === "monnify") return yield* monnify.receive(body, request.headers[MONNIFY_SIGNATURE_HEADER])
         return yield* receiver.receive(path.provider, body, request.headers[SIGNATURE_HEADER])
       })
     return h.handleRaw("receive", receive).handleRaw("receiveV1", receive)
