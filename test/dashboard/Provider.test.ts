@@ -5,6 +5,8 @@ import { launchChromium, pw } from "../support/Browser.js"
 import { OWNER_PASSWORD } from "../support/ApiHelpers.js"
 import { makeTestApp, signup } from "../support/TestApp.js"
 import { startPaystackFake } from "../fakes/PaystackFake.js"
+import { startMonnifyFake } from "../fakes/MonnifyFake.js"
+import { Option } from "effect"
 import { assertSelfContained, axe, click, fill, go, heading, openContext, shot, text } from "./Driver.js"
 
 /**
@@ -13,10 +15,14 @@ import { assertSelfContained, axe, click, fill, go, heading, openContext, shot, 
  * Paystack; the key itself is never shown again.
  */
 const fake = await startPaystackFake()
-afterAll(() => fake.close())
+const monnify = await startMonnifyFake()
+afterAll(async () => {
+  await fake.close()
+  await monnify.close()
+})
 
-layer(makeTestApp({ config: { sandboxLiveMode: false, paystackBaseUrl: fake.url } }), { timeout: 120_000, excludeTestServices: true })("the provider page", (it) => {
-  it.scoped("an Owner connects Paystack test keys", () =>
+layer(makeTestApp({ config: { sandboxLiveMode: false, paystackBaseUrl: fake.url, monnifyBaseUrl: Option.some(monnify.url) } }), { timeout: 120_000, excludeTestServices: true })("the provider page", (it) => {
+  it.scoped("an Owner connects Paystack test keys, then moves the mode to Monnify", () =>
     Effect.gen(function* () {
       const origin = yield* HttpServer.addressFormattedWith((a) => Effect.succeed(a))
       const s = yield* signup()
@@ -52,6 +58,23 @@ layer(makeTestApp({ config: { sandboxLiveMode: false, paystackBaseUrl: fake.url 
       expect(yield* pw("page text", () => page.content())).not.toContain(secretKey)
       yield* axe(page, "provider-paystack")
       yield* shot(page, "provider-paystack")
+
+      // No account at Paystack yet: the mode may move to Monnify, whose form asks for its four fields.
+      const merchant = { apiKey: "MK_TEST_ABCD1234EF", secretKey: "C0FFEE0000C0FFEE0000C0FFEE0000AA", contractCode: "5867418298", walletAccountNumber: "3934178936" }
+      monnify.addMerchant(merchant)
+      yield* click(page, "Change provider")
+      yield* pw("choose Monnify", () => page.locator('[name="provider"]').selectOption("monnify"))
+      yield* fill(page, "apiKey", merchant.apiKey)
+      yield* fill(page, "secretKey", merchant.secretKey)
+      yield* fill(page, "contractCode", merchant.contractCode)
+      yield* fill(page, "walletAccountNumber", merchant.walletAccountNumber)
+      yield* click(page, "Connect Monnify")
+      yield* pw("connected to Monnify", () => page.locator("#provider-name", { hasText: "Monnify" }).waitFor())
+      expect(yield* text(page, "#contract-code")).toBe(merchant.contractCode)
+      expect(yield* text(page, "#webhook-url")).toBe(`${origin}/webhooks/monnify`)
+      expect(yield* pw("page text", () => page.content())).not.toContain(merchant.secretKey)
+      yield* axe(page, "provider-monnify")
+      yield* shot(page, "provider-monnify")
       assertSelfContained(obs, origin)
     }))
 })

@@ -79,7 +79,10 @@ export const KeysPage = () => {
 interface Provider {
   mode: Mode; provider: string; connectedAt: string | null; keyHint: string | null; preferredBank: string | null; webhookUrl: string
   receiverPath: string; signatureHeader: string; merchantId?: string; webhookSecret?: string; canonicalString?: string
+  contractCode?: string; walletAccountNumber?: string; preferredBanks?: ReadonlyArray<string>
 }
+
+const PROVIDER_NAMES: Record<string, string> = { paystack: "Paystack", monnify: "Monnify", sandbox: "Sandbox" }
 
 /** The sandbox's own credentials (the simulator and the sandbox bank sign with them). */
 const SandboxCredentials = ({ p }: { p: Provider }) => {
@@ -100,32 +103,53 @@ const SandboxCredentials = ({ p }: { p: Provider }) => {
   )
 }
 
-/** Connect Paystack (the key is proved by Paystack before it is saved, and never shown again), or go back to the sandbox. */
+/** Connect Paystack or Monnify (the keys are proved by the provider before they are saved, and never shown again), or go back to the sandbox. */
 const ConnectProvider = ({ mode, current, onDone }: { mode: Mode; current: string; onDone: () => void }) => {
-  const [provider, setProvider] = useState(current === "paystack" && mode === "test" ? "sandbox" : "paystack")
-  const [secretKey, setSecretKey] = useState("")
+  const [provider, setProvider] = useState(current === "paystack" || current === "monnify" ? current : "paystack")
+  const [f, setF] = useState({ secretKey: "", apiKey: "", contractCode: "", walletAccountNumber: "", preferredBanks: "50515" })
   const [bank, setBank] = useState(mode === "test" ? "test-bank" : "wema-bank")
+  const set = (k: keyof typeof f) => (v: string) => setF({ ...f, [k]: v })
   const connect = useAction()
   const prefix = mode === "test" ? "sk_test_" : "sk_live_"
+  const monnifyPrefix = mode === "test" ? "MK_TEST_" : "MK_PROD_"
+  const label = provider === "sandbox" ? "Use the sandbox" : `Connect ${PROVIDER_NAMES[provider]}`
   return (
     <Form label="Connect a bank provider" onSubmit={() => connect.run(async () => {
-      const body = provider === "paystack" ? { provider, secretKey: secretKey.trim(), preferredBank: bank } : { provider }
+      const body = provider === "paystack"
+        ? { provider, secretKey: f.secretKey.trim(), preferredBank: bank }
+        : provider === "monnify"
+        ? {
+          provider, apiKey: f.apiKey.trim(), secretKey: f.secretKey.trim(), contractCode: f.contractCode.trim(), walletAccountNumber: f.walletAccountNumber.trim(),
+          preferredBanks: f.preferredBanks.split(",").map((b) => b.trim()).filter((b) => b !== "")
+        }
+        : { provider }
       await dash<Provider>("PUT", "/api/v1/dashboard/provider", { body })
-      setSecretKey("")
+      setF({ ...f, secretKey: "", apiKey: "" })
       onDone()
     })}>
       <Select label="Provider" name="provider" value={provider} onChange={setProvider}
-        options={mode === "test" ? [["sandbox", "Sandbox (built in, no real money)"], ["paystack", "Paystack"]] : [["paystack", "Paystack"]]} />
+        options={[["paystack", "Paystack"], ["monnify", "Monnify"], ...(mode === "test" ? [["sandbox", "Sandbox (built in, no real money)"] as const] : [])]} />
       {provider === "paystack" && (
         <div class="grid2">
-          <Field label={`Paystack secret key (${prefix}…)`} name="secretKey" type="password" value={secretKey} onInput={setSecretKey} required
+          <Field label={`Paystack secret key (${prefix}…)`} name="secretKey" type="password" value={f.secretKey} onInput={set("secretKey")} required
             placeholder={`${prefix}…`} hint="Paystack checks it before it is saved; it is stored encrypted and never shown again." />
           <Select label="Partner bank for new accounts" name="preferredBank" value={bank} onChange={setBank}
             options={[...(mode === "test" ? [["test-bank", "Test Bank (test mode)"] as const] : []), ["wema-bank", "Wema Bank"], ["titan-paystack", "Paystack-Titan"], ["access-bank", "Access Bank"]]} />
         </div>
       )}
+      {provider === "monnify" && (
+        <div class="grid2">
+          <Field label={`Monnify API key (${monnifyPrefix}…)`} name="apiKey" value={f.apiKey} onInput={set("apiKey")} required placeholder={`${monnifyPrefix}…`} />
+          <Field label="Monnify client secret key" name="secretKey" type="password" value={f.secretKey} onInput={set("secretKey")} required
+            hint="Monnify checks the pair (a login) before it is saved; stored encrypted, never shown again." />
+          <Field label="Contract code" name="contractCode" inputMode="numeric" value={f.contractCode} onInput={set("contractCode")} required />
+          <Field label="Wallet account number (pays out)" name="walletAccountNumber" inputMode="numeric" value={f.walletAccountNumber} onInput={set("walletAccountNumber")} required />
+          <Field label="Partner banks for new accounts (CBN codes)" name="preferredBanks" value={f.preferredBanks} onInput={set("preferredBanks")}
+            hint="Comma-separated, e.g. 50515 (Moniepoint) or 035 (Wema); the first account is the NUBAN." />
+        </div>
+      )}
       <ErrorBox error={connect.error} />
-      <Button type="submit" kind="primary" busy={connect.busy}>{provider === "paystack" ? "Connect Paystack" : "Use the sandbox"}</Button>
+      <Button type="submit" kind="primary" busy={connect.busy}>{label}</Button>
     </Form>
   )
 }
@@ -142,10 +166,13 @@ export const ProviderPage = () => {
         <>
           <dl class="kv">
             <dt>Provider</dt>
-            <dd id="provider-name">{d.provider === "none" ? <Badge text="Not connected" /> : d.provider === "paystack" ? "Paystack" : "Sandbox"}</dd>
+            <dd id="provider-name">{d.provider === "none" ? <Badge text="Not connected" /> : PROVIDER_NAMES[d.provider] ?? d.provider}</dd>
             {d.connectedAt && <><dt>Connected</dt><dd>{lagos(d.connectedAt)}</dd></>}
             {d.keyHint && <><dt>Secret key</dt><dd><code>…{d.keyHint}</code></dd></>}
             {d.preferredBank && <><dt>Partner bank</dt><dd><code>{d.preferredBank}</code></dd></>}
+            {d.contractCode && <><dt>Contract code</dt><dd><code id="contract-code">{d.contractCode}</code></dd></>}
+            {d.walletAccountNumber && <><dt>Wallet (pays out)</dt><dd><code>{d.walletAccountNumber}</code></dd></>}
+            {d.preferredBanks && <><dt>Partner banks</dt><dd><code>{d.preferredBanks.join(", ")}</code></dd></>}
             {d.provider !== "sandbox" && (
               <><dt>Webhook URL</dt><dd><code id="webhook-url">{d.webhookUrl}</code> <CopyButton text={d.webhookUrl} label="Copy the webhook URL" /></dd></>
             )}
@@ -157,7 +184,13 @@ export const ProviderPage = () => {
               (transfer OTP): a payout Paystack holds for an OTP fails.
             </Notice>
           )}
-          {d.provider === "none" && <Notice>Live mode moves real money through your Paystack account: connect it to open live accounts and send payouts.</Notice>}
+          {d.provider === "monnify" && (
+            <Notice>
+              In the Monnify dashboard (Developers, Webhook URLs), set the webhook URL above for transactions and disbursements; ask Monnify to turn
+              off transfer OTP for API transfers and to whitelist this server's IP address: a payout held for an OTP fails.
+            </Notice>
+          )}
+          {d.provider === "none" && <Notice>Live mode moves real money through your Paystack or Monnify account: connect one to open live accounts and send payouts.</Notice>}
           {editing || d.provider === "none"
             ? <ConnectProvider mode={s.mode} current={d.provider} onDone={() => { setEditing(false); p.reload() }} />
             : <Button onClick={() => setEditing(true)}>Change provider</Button>}
