@@ -17,6 +17,8 @@ import m0015 from "./0015_billing.js"
 import m0016 from "./0016_insights.js"
 import m0017 from "./0017_provider_connections.js"
 import m0018 from "./0018_rejected_payments.js"
+import m0019 from "./0019_tenant_receivable.js"
+import m0020 from "./0020_reconciler_leases.js"
 
 /** Forward-only, numbered; never edit one that has landed. Loaded by Migrator.fromRecord. */
 export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = {
@@ -37,5 +39,7 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = 
   "0015_billing": m0015,
   "0016_insights": m0016,
   "0017_provider_connections": m0017,
-  "0018_rejected_payments": m0018
+  "0018_rejected_payments": m0018,
+  "0019_tenant_receivable": m0019,
+  "0020_reconciler_leases": m0020
 }

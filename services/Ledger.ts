@@ -237,6 +237,29 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
       return familyOf(account)?.kind === "liability" && sum !== 0 ? -sum : sum
     })
 
-    return { post, postAll, insertMany, applyGuarded, available, balance } as const
+    /**
+     * What the tenant owes in the scope's mode for late reversals (its `tenant_receivable` row), locked `FOR UPDATE` by
+     * a step that will recover from it, `FOR SHARE` by one that must see it stay at zero until it commits (settlement).
+     * Lock order: after the account rows, before the available balance's stripes.
+     */
+    const receivable = (scope: Scope, lock?: "update" | "share") =>
+      sql<{ balanceKobo: number }>`SELECT balance_kobo FROM ledger_balances
+        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND account = ${GuardedBalance.receivable}
+        ${lock === "update" ? sql`FOR UPDATE` : lock === "share" ? sql`FOR SHARE` : sql``}`.pipe(
+        Effect.map((rows) => rows[0]?.balanceKobo ?? 0),
+        Effect.orDie
+      )
+
+    /**
+     * Keeps the tenant's flag (`tenants.receivable_modes`, read by the deposit path with its account lock) in step with a
+     * receivable the caller moved across zero, in the caller's transaction (which holds the receivable row's lock).
+     */
+    const flagReceivable = (scope: Scope, owing: boolean) =>
+      sql`UPDATE tenants SET receivable_modes = ${owing
+        ? sql`array_append(array_remove(receivable_modes, ${scope.mode}::text), ${scope.mode}::text)`
+        : sql`array_remove(receivable_modes, ${scope.mode}::text)`}
+        WHERE id = ${scope.tenantId}`.pipe(Effect.asVoid, Effect.orDie)
+
+    return { post, postAll, insertMany, applyGuarded, available, balance, receivable, flagReceivable } as const
   })
 }) {}

@@ -44,10 +44,12 @@ export class Tenants extends Effect.Service<Tenants>()("services/Tenants", {
           merchantId: newId(mode === "test" ? "m_test" : "m_live", 8),
           webhookSecretSealed: box.seal(newSecret(`whsk_${mode}`, 24))
         })}`
-        // The available balance's stripes exist from the start, so the deposit path never has to make one.
-        yield* sql`INSERT INTO ledger_balances ${sql.insert(Array.from({ length: AVAILABLE_STRIPES }, (_, n) => ({
-          tenantId: id, mode, account: GuardedBalance.availableStripe(n), balanceKobo: 0
-        })))}`
+        // The available balance's stripes and the receivable's row exist from the start, so the deposit path never has
+        // to make one (and a step that must see the receivable at zero has a row to lock).
+        yield* sql`INSERT INTO ledger_balances ${sql.insert([
+          ...Array.from({ length: AVAILABLE_STRIPES }, (_, n) => ({ tenantId: id, mode, account: GuardedBalance.availableStripe(n), balanceKobo: 0 })),
+          { tenantId: id, mode, account: GuardedBalance.receivable, balanceKobo: 0 }
+        ])}`
       }
       return id
     }, Effect.orDie)

@@ -1,6 +1,11 @@
 import { Config, ConfigError, Effect, Either, LogLevel, Option, Redacted } from "effect"
 
 
+/** Deposit stream partitions when DEPOSIT_PARTITIONS is not set (docs/configuration.md). */
+export const DEFAULT_DEPOSIT_PARTITIONS = 8
+/** A reconciler's lease on a partition when RECONCILER_LEASE_MS is not set. */
+export const DEFAULT_RECONCILER_LEASE_MS = 6_000
+
 export interface AppConfig {
   readonly port: number
   readonly host: string
@@ -23,6 +28,18 @@ export interface AppConfig {
   readonly dbPreparedStatements: boolean
   /** Reconciler partitions: fibers that each apply one set of accounts' deposits in order, a batch per transaction. */
   readonly reconcilerPartitions: number
+  /**
+   * DEPOSIT_PARTITIONS: the deposit stream's partitions on NATS (subject `deposits.p<N>.<tenant>.<mode>.<NUBAN>`, one
+   * durable consumer each). Each is owned by ONE reconciler process at a time (a lease in Postgres), so one account's
+   * deposits apply in stream order across worker processes. Must be the same in every process of a deployment (the
+   * API processes publish by it). Absent (a configuration built by hand, as in tests): DEFAULT_DEPOSIT_PARTITIONS.
+   */
+  readonly depositPartitions?: number
+  /**
+   * RECONCILER_LEASE_MS: how long a reconciler process's ownership of a partition lasts unless renewed (it renews every
+   * third of it). A partition whose owner died is taken over after at most this long. Absent: DEFAULT_RECONCILER_LEASE_MS.
+   */
+  readonly reconcilerLeaseMs?: number
   /** Receiver fibers that commit inbox batches side by side. */
   readonly receiverCommitters: number
   /**
@@ -111,6 +128,14 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   reconcilerPartitions: Config.integer("RECONCILER_PARTITIONS").pipe(
     Config.withDefault(4),
     Config.validate({ message: "RECONCILER_PARTITIONS must be 1..64", validation: (n) => n >= 1 && n <= 64 })
+  ),
+  depositPartitions: Config.integer("DEPOSIT_PARTITIONS").pipe(
+    Config.withDefault(DEFAULT_DEPOSIT_PARTITIONS),
+    Config.validate({ message: "DEPOSIT_PARTITIONS must be 1..64", validation: (n) => n >= 1 && n <= 64 })
+  ),
+  reconcilerLeaseMs: Config.integer("RECONCILER_LEASE_MS").pipe(
+    Config.withDefault(DEFAULT_RECONCILER_LEASE_MS),
+    Config.validate({ message: "RECONCILER_LEASE_MS must be 1000..600000", validation: (n) => n >= 1_000 && n <= 600_000 })
   ),
   receiverCommitters: Config.integer("RECEIVER_COMMITTERS").pipe(
     Config.withDefault(2),

@@ -40,6 +40,7 @@ import { InsightsLive } from "../services/insights/InsightsConsumer.js"
 import { LanguageModelLive } from "../services/insights/LanguageModel.js"
 import { Rollups } from "../services/insights/Rollups.js"
 import { BillingClockLive } from "../services/billing/BillingClockWorker.js"
+import { BillingConsumerLive } from "../services/billing/BillingConsumer.js"
 import { AutoSettleLive } from "../services/settlement/AutoSettle.js"
 import { SettlementConfig } from "../services/settlement/SettlementConfig.js"
 import { Settlements } from "../services/settlement/Settlements.js"
@@ -110,7 +111,7 @@ export const ServicesLive = makeServices(SandboxProviderLive)
 /** The workers downstream of the reconciler, and the upkeep: what the main thread runs when the reconciler has a thread of its own. */
 export const DownstreamWorkersLive = Layer.mergeAll(
   InboxSweeperLive, OutboxRelayLive, WebhookDispatcherLive, TableStatsKeeperLive, TransferCompleterLive, SandboxReporterLive,
-  AutomationPlannerLive, AutomationActorLive, AutoSettleLive, BillingClockLive, InsightsLive, ProviderSyncLive
+  AutomationPlannerLive, AutomationActorLive, AutoSettleLive, BillingClockLive, BillingConsumerLive, InsightsLive, ProviderSyncLive
 )
 
 /** The reconciler alone: what the reconciler's thread runs. */
@@ -119,6 +120,6 @@ export const ReconcilerLive = ReconcilerWorkersLive
 /**
  * The long-running fibers: the reconciler, the inbox sweeper, the outbox relay, webhook dispatch, table statistics, the
  * transfer completer, the sandbox provider's outcome reports, the money rules and payment flows (planner and actor), and
- * auto-settle, and the billing clock.
+ * auto-settle, the billing clock and the billing consumer.
  */
 export const WorkersLive = Layer.merge(ReconcilerLive, DownstreamWorkersLive)

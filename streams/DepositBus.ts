@@ -27,11 +27,41 @@ export interface Delivery {
 
 export class BusError extends Data.TaggedError("BusError")<{ readonly message: string; readonly cause?: unknown }> {}
 
+/** A partition was taken over by a later ownership (a newer epoch's consumer exists): this one must stop. */
+export class PartitionSuperseded extends Data.TaggedError("PartitionSuperseded")<{ readonly partition: number; readonly epoch: number }> {}
+
+/**
+ * A bus whose deliveries come by partition, each partition read by ONE process at a time (JetStream: a subject
+ * partition per account key, see Topology.depositPartition). Who owns a partition is decided outside the bus (the
+ * reconciler's leases, PartitionLeases); the bus serves an owner its partition.
+ */
+export interface PartitionedDeliveries {
+  /** How many partitions (DEPOSIT_PARTITIONS). */
+  readonly count: number
+  /** Under what name the partitions' leases are kept: the deposit stream's. */
+  readonly key: string
+  /**
+   * Whether the bus can deliver now (NATS reachable). A process that cannot renews no lease and counts as no member, so
+   * the processes that can take its partitions over once its leases run out.
+   */
+  readonly connected: Effect.Effect<boolean>
+  /**
+   * Partition `partition`'s deliveries for the ownership `epoch`, in stream order, until the stream is interrupted.
+   * Opening it takes the partition over from any earlier ownership: its messages start where the previous owner's had
+   * got to (everything not acked comes again, in order), and the previous owner can no longer be delivered any.
+   * Fails with PartitionSuperseded when a later ownership already exists.
+   */
+  readonly open: (partition: number, epoch: number) => Stream.Stream<Delivery, BusError | PartitionSuperseded>
+}
+
 /** The deposit stream: JetStream in production, an in-process queue for the embedded default. */
 export interface DepositBusShape {
   readonly kind: "jetstream" | "in-process"
   readonly publish: (envelopes: ReadonlyArray<DepositEnvelope>) => Effect.Effect<void, BusError>
+  /** Every delivery, for a bus one process reads whole (the in-process bus); empty on a partitioned bus. */
   readonly deliveries: Stream.Stream<Delivery, BusError>
+  /** Present on a bus read by partitions (JetStream): the reconciler then reads only the partitions it owns. */
+  readonly partitioned?: PartitionedDeliveries
   /** The most times a message is delivered before the broker gives up on it. */
   readonly maxDeliver: number
   /**

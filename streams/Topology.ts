@@ -85,9 +85,34 @@ export const decodeToken = (tok: string): string => {
 // `token` leaves them unchanged; passing them through it anyway means a bad value can never turn
 // into a wildcard or an extra subject level.
 
-/** `deposits.<tenantId>.<mode>.<accountNumber>`: where the receiver publishes inbound events. */
-export const depositSubject = (t: Topology, tenantId: string, mode: Mode, accountNumber: string): string =>
-  `${t.prefix}deposits.${token(tenantId)}.${token(mode)}.${token(accountNumber)}`
+/**
+ * The deposit stream's partition of an account key (tenant, mode, NUBAN): FNV-1a of `<tenantId>:<mode>:<accountNumber>`
+ * modulo `partitions`. One account key always lands on the same partition, so its deposits stay in one subject
+ * partition, which ONE reconciler process owns at a time (docs/deposit-pipeline.md, "Partitions and owners").
+ */
+export const depositPartition = (tenantId: string, mode: string, accountNumber: string, partitions: number): number => {
+  const key = `${tenantId}:${mode}:${accountNumber}`
+  let h = 2166136261
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619)
+  return (h >>> 0) % partitions
+}
+
+/**
+ * `deposits.p<N>.<tenantId>.<mode>.<accountNumber>`, N = depositPartition(...) of `partitions` (DEPOSIT_PARTITIONS, the
+ * same in every process): where the receiver (and the sweeper) publish inbound events. The partition is a subject level
+ * of its own so one `filter_subject` (nats-server 2.9 allows only one) selects it: `deposits.p<N>.*.*.*`.
+ */
+export const depositSubject = (t: Topology, tenantId: string, mode: Mode, accountNumber: string, partitions: number): string =>
+  `${t.prefix}deposits.p${depositPartition(tenantId, mode, accountNumber, partitions)}.${token(tenantId)}.${token(mode)}.${token(accountNumber)}`
+
+/** What partition `partition`'s consumer selects: `deposits.p<N>.*.*.*`. */
+export const depositPartitionFilter = (t: Topology, partition: number): string => `${t.prefix}deposits.p${partition}.*.*.*`
+
+/**
+ * The subjects of earlier versions, before partitions: `deposits.<tenantId>.<mode>.<accountNumber>` (one level fewer, so
+ * no partition filter matches them). Read once, on upgrade (see JetStreamDepositBus).
+ */
+export const legacyDepositFilter = (t: Topology): string => `${t.prefix}deposits.*.*.*`
 
 /**
  * `reconciled.<tenantId>.<mode>.<token(eventType)>.<token(accountRef)>`: where the outbox relay publishes. The event
@@ -122,17 +147,24 @@ export const parseReconciledSubject = (
   return Option.some({ tenantId, mode, eventType, accountRef })
 }
 
-/** Splits a deposit subject back into its parts (e.g. to key per-account processing). */
+/**
+ * Splits a deposit subject back into its parts (e.g. to key per-account processing); `partition` is null on a subject
+ * of an earlier version (`deposits.<tenantId>.<mode>.<accountNumber>`).
+ */
 export const parseDepositSubject = (
   t: Topology,
   subject: string
-): Option.Option<{ readonly tenantId: string; readonly mode: string; readonly accountNumber: string }> => {
+): Option.Option<{ readonly partition: number | null; readonly tenantId: string; readonly mode: string; readonly accountNumber: string }> => {
   const head = `${t.prefix}deposits.`
   if (!subject.startsWith(head)) return Option.none()
   const parts = subject.slice(head.length).split(".")
-  if (parts.length !== 3) return Option.none()
-  const [tenantId, mode, accountNumber] = parts.map(decodeToken) as [string, string, string]
-  return Option.some({ tenantId, mode, accountNumber })
+  if (parts.length === 3) {
+    const [tenantId, mode, accountNumber] = parts.map(decodeToken) as [string, string, string]
+    return Option.some({ partition: null, tenantId, mode, accountNumber })
+  }
+  if (parts.length !== 4 || !/^p(0|[1-9][0-9]*)$/.test(parts[0]!)) return Option.none()
+  const [tenantId, mode, accountNumber] = parts.slice(1).map(decodeToken) as [string, string, string]
+  return Option.some({ partition: Number(parts[0]!.slice(1)), tenantId, mode, accountNumber })
 }
 
 /**
@@ -142,7 +174,26 @@ export const parseDepositSubject = (
 export const depositMsgId = (tenantId: string, mode: Mode, provider: string, providerReference: string): string =>
   `${tenantId}:${mode}:${provider}:${providerReference}`
 
+/**
+ * The ONE durable consumer every reconciler process shared in earlier versions (filter `deposits.>`). No longer created;
+ * on upgrade the partitions' first consumers start where it had got to, and it is deleted once every partition has a
+ * consumer of its own (JetStreamDepositBus, "take-over").
+ */
 export const RECONCILER_DURABLE = "reconciler"
+
+/**
+ * The durable consumer of partition `partition` for one ownership of it: `reconciler-p<N>-<epoch>`, epoch being the
+ * lease's (raised by every take-over, see PartitionLeases). A new owner makes a consumer of its own, starting where the
+ * previous one had got to, and deletes the previous one, so a process that lost the partition, however late it wakes,
+ * can never be delivered a message of the new ownership (its pulls go to a consumer that no longer exists).
+ */
+export const partitionConsumerName = (partition: number, epoch: number): string => `reconciler-p${partition}-${epoch}`
+
+/** The partition and epoch of a partition consumer's name; None for any other consumer. */
+export const parsePartitionConsumer = (name: string): Option.Option<{ readonly partition: number; readonly epoch: number }> => {
+  const m = /^reconciler-p(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$/.exec(name)
+  return m ? Option.some({ partition: Number(m[1]), epoch: Number(m[2]) }) : Option.none()
+}
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
@@ -176,35 +227,39 @@ export const RECONCILER_ACK_WAIT_MS = 5_000
 /** Progress acks for held messages: well inside ack_wait (a third of it), so one late timer tick is not a redelivery. */
 export const RECONCILER_PROGRESS_EVERY_MS = Math.floor(RECONCILER_ACK_WAIT_MS / 3)
 
+/** Deliveries of one message before the reconciler records it as poison and terminates it. */
+export const RECONCILER_MAX_DELIVER = 8
+
 /**
- * The reconciler's durable pull consumer. max_deliver bounds poison messages (the inbox sweeper
- * and dead-letter tooling take over after that); ack_wait is RECONCILER_ACK_WAIT_MS, kept alive by
- * progress acks while work is held; max_ack_pending caps in-flight work across all reconciler processes.
- * Only ONE filter_subject: nats-server 2.9 rejects filter_subjects.
+ * A partition's durable pull consumer for one ownership (see partitionConsumerName). max_deliver bounds poison messages
+ * (the inbox sweeper and dead-letter tooling take over after that); ack_wait is RECONCILER_ACK_WAIT_MS, kept alive by
+ * progress acks while work is held; max_ack_pending caps the partition's in-flight work. Only ONE filter_subject:
+ * nats-server 2.9 rejects filter_subjects. `startSeq`: where the previous owner's consumer had got to (its ack floor
+ * + 1); undefined: from the stream's first message (a partition that never had a consumer).
  */
-export const reconcilerConsumerConfig = (t: Topology) =>
+export const partitionConsumerConfig = (t: Topology, partition: number, epoch: number, startSeq: number | undefined) =>
   ({
-    durable_name: RECONCILER_DURABLE,
+    durable_name: partitionConsumerName(partition, epoch),
     ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    filter_subject: `${t.prefix}deposits.>`,
-    max_deliver: 8,
+    ...(startSeq === undefined || startSeq <= 1
+      ? { deliver_policy: DeliverPolicy.All }
+      : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startSeq }),
+    filter_subject: depositPartitionFilter(t, partition),
+    max_deliver: RECONCILER_MAX_DELIVER,
     ack_wait: nanos(RECONCILER_ACK_WAIT_MS),
-    max_ack_pending: 4096
+    max_ack_pending: 1024
   }) satisfies Partial<ConsumerConfig>
 
 // JetStream's "stream name already in use with a different configuration".
 const STREAM_NAME_IN_USE = 10058
 
 /**
- * Creates or updates both streams and the reconciler consumer. Idempotent and safe to run from
- * every process at startup: an identical existing stream makes `add` succeed; a changed one
- * (say a new max_age) is updated in place.
+ * Creates or updates both streams. Idempotent and safe to run from every process at startup: an identical existing
+ * stream makes `add` succeed; a changed one (say a new max_age) is updated in place.
  *
- * For the consumer, nats-server 2.9 treats `add` of an existing durable as an update of the
- * updatable fields; 2.10+ answers "consumer already exists" instead, so any failure of `add` on an
- * existing consumer falls back to `update`. Fields a server will not update (deliver_policy,
- * ack_policy) need the consumer deleted by hand; that is deliberate, since deleting it loses its offset.
+ * No consumer: the deposit partitions' consumers are made by their owners, one per ownership, when they take a
+ * partition over (JetStreamDepositBus), never by a process that merely connects (an API process making a partition's
+ * consumer from the stream's start would have it re-read the partition's whole history).
  */
 export const ensureTopology = (t: Topology): Effect.Effect<void, NatsError, Nats> =>
   Effect.gen(function* () {
@@ -223,17 +278,4 @@ export const ensureTopology = (t: Topology): Effect.Effect<void, NatsError, Nats
         }
       })
     }
-
-    const stream = streamNames(t).deposits
-    const cfg = reconcilerConsumerConfig(t)
-    yield* tryNats(`cannot create consumer ${cfg.durable_name} on ${stream}`, async () => {
-      try {
-        await jsm.consumers.add(stream, cfg)
-      } catch (e) {
-        const exists = await jsm.consumers.info(stream, cfg.durable_name).then(() => true, () => false)
-        if (!exists) throw e
-        const { durable_name, ack_policy: _a, deliver_policy: _d, ...update } = cfg
-        await jsm.consumers.update(stream, durable_name, update)
-      }
-    })
   })

@@ -66,7 +66,7 @@ export class Rules extends Effect.Service<Rules>()("services/automation/Rules", 
       const rule = configOf("rule_dry_run", r, new Date())
       const deposits = yield* store.recentDeposits(scope, r.take ?? DRY_RUN_DEFAULT_TAKE)
       return {
-        data: deposits.map((d): DryRunResult => dryRunResult(d, ruleFires(rule, d), ruleFiring(rule, d)))
+        data: deposits.map((d): DryRunResult => dryRunResult(d, ruleFires(rule, d), ruleFiring(rule, d), rule.action))
       }
     })
 

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { BadRequest, Conflict, Forbidden, NotFound } from "../../src/contract/Problems.js"
 import { pageOf } from "../../src/contract/Schemas.js"
 import {
-  isoDate, lagosDateOf, lagosMidnight, periodCalendar, periodsStartedBy, periodStates
+  isoDate, lagosDateOf, lagosMidnight, periodCalendar, periodsStartedBy, type PeriodState, type PeriodStatus, periodStates
 } from "../../src/domain/Billing.js"
 import { newId } from "../../src/domain/Ids.js"
 import type { Scope } from "../../src/domain/Mode.js"
@@ -15,6 +15,24 @@ import {
 } from "./BillingRows.js"
 import { makeSwappableClock } from "../Passes.js"
 import { cursorId, limitOf, type PageRequest } from "../Paging.js"
+
+/** An account a deposit moved, as the outbox names it (its subject key: the accountRef). */
+export interface AccountKey {
+  readonly tenantId: string
+  readonly mode: Scope["mode"]
+  readonly accountRef: string
+}
+
+/** A schedule with something to do, and its account's NUBAN (the reconciler's lock order). */
+interface Work {
+  readonly id: string
+  readonly tenantId: string
+  readonly mode: Scope["mode"]
+  readonly nuban: string
+}
+
+/** Where `dueWork` looks: every live schedule, one tenant's in one mode, or the schedules of some accounts. */
+type WorkScope = { readonly all: true } | Scope | { readonly accounts: ReadonlyArray<AccountKey> }
 
 /** The clock billing time runs by (the wall clock; a test swaps in a TestClock with `use`). */
 export class BillingClock extends Effect.Service<BillingClock>()("services/billing/BillingClock", {
@@ -83,14 +101,13 @@ export class Billing extends Effect.Service<Billing>()("services/billing/Billing
         return periods.map((p, i) => ({ row: p, state: states[i]! }))
       })
 
-    const stage = (s: ScheduleRow, type: string, period: Period) =>
-      outbox.stage([{ tenantId: s.tenantId, mode: s.mode, type, subjectKey: s.accountRef, data: { scheduleId: s.id, reference: s.reference, accountRef: s.accountRef, period } }])
-
     /**
      * One schedule brought up to billing time `nowMs`, in the caller's transaction with the account row and the
      * schedule row locked (in that order): an Active schedule opens every period that has started (each adding its
-     * amount to the account's expected amount), then each period's event goes out once it applies: `due`, `overdue`
-     * (a clock that jumped past both sends both, in order), `paid`.
+     * amount to the account's expected amount), then each period's events go out once each: `due`, `overdue`, `paid`.
+     * The events of one pass are staged in the order their transitions happened (a period's due date, the next Lagos
+     * day, the moment it was first seen paid), and each carries the period as it was at its own transition: a clock
+     * that jumped past a due date and the day after sends `.due` saying `Due`, then `.overdue` saying `Overdue`.
      */
     const syncLocked = (s0: ScheduleRow, nowMs: number) =>
       Effect.gen(function* () {
@@ -111,27 +128,35 @@ export class Billing extends Effect.Service<Billing>()("services/billing/Billing
           }
           if (s.periodsOpened > openedBefore) yield* insightsChanged(s)
         }
+        const transitions: Array<{ readonly atMs: number; readonly type: string; readonly period: Period }> = []
         for (const { row, state } of yield* statesOf(s, nowMs)) {
           if (row.cancelled) continue
-          const wire = (paidAt: Date | null) => toPeriod({ ...row, paidAt }, state)
           if (state.status === "Paid") {
-            if (row.paidAt === null) yield* sql`UPDATE billing_periods SET paid_at = ${new Date(nowMs)} WHERE id = ${row.id}`
-            if (!row.paidNotified) {
-              yield* sql`UPDATE billing_periods SET paid_notified = true WHERE id = ${row.id}`
-              yield* stage(s, "billing.period.paid", wire(row.paidAt ?? new Date(nowMs)))
+            // Set once, by whoever sees it paid first (this pass, the billing consumer, or a read: `statesForRead`).
+            const paidAt = row.paidAt ?? new Date(nowMs)
+            if (row.paidAt === null || !row.paidNotified) {
+              yield* sql`UPDATE billing_periods SET paid_at = ${paidAt}, paid_notified = true WHERE id = ${row.id}`
             }
+            if (!row.paidNotified) transitions.push({ atMs: paidAt.getTime(), type: "billing.period.paid", period: toPeriod({ ...row, paidAt }, state) })
             continue
           }
-          if (row.paidAt !== null) yield* sql`UPDATE billing_periods SET paid_at = NULL WHERE id = ${row.id}`
-          if ((state.status === "Due" || state.status === "Overdue") && !row.dueNotified) {
-            yield* sql`UPDATE billing_periods SET due_notified = true WHERE id = ${row.id}`
-            yield* stage(s, "billing.period.due", wire(null))
+          // Un-paid again (a reversal): no paidAt until it is paid again. Its paid event went out once and stays so.
+          const sendDue = (state.status === "Due" || state.status === "Overdue") && !row.dueNotified
+          const sendOverdue = state.status === "Overdue" && !row.overdueNotified
+          if (row.paidAt !== null || sendDue || sendOverdue) {
+            yield* sql`UPDATE billing_periods SET paid_at = NULL, due_notified = due_notified OR ${sendDue}, overdue_notified = overdue_notified OR ${sendOverdue}
+              WHERE id = ${row.id}`
           }
-          if (state.status === "Overdue" && !row.overdueNotified) {
-            yield* sql`UPDATE billing_periods SET overdue_notified = true WHERE id = ${row.id}`
-            yield* stage(s, "billing.period.overdue", wire(null))
-          }
+          const asAt = (status: PeriodStatus) => toPeriod({ ...row, paidAt: null }, { ...state, status })
+          if (sendDue) transitions.push({ atMs: row.dueAt.getTime(), type: "billing.period.due", period: asAt("Due") })
+          if (sendOverdue) transitions.push({ atMs: row.overdueAt.getTime(), type: "billing.period.overdue", period: asAt("Overdue") })
         }
+        // Stable: transitions at the same instant keep the periods' order. One statement: outbox ids in this order.
+        transitions.sort((a, b) => a.atMs - b.atMs)
+        yield* outbox.stage(transitions.map((t) => ({
+          tenantId: s.tenantId, mode: s.mode, type: t.type, subjectKey: s.accountRef,
+          data: { scheduleId: s.id, reference: s.reference, accountRef: s.accountRef, period: t.period }
+        })))
         return s
       })
 
@@ -200,10 +225,32 @@ export class Billing extends Effect.Service<Billing>()("services/billing/Billing
       return pageOf(rows.map(toSchedule), limit - 1)
     })
 
+    const unstamped = ({ row, state }: { readonly row: PeriodRow; readonly state: PeriodState }) => state.status === "Paid" && row.paidAt === null
+
+    /**
+     * The schedule's periods and their states at `nowMs`, for a read: a period that reads `Paid` always has its
+     * `paidAt`. When a deposit paid it a moment ago and neither the billing consumer nor the clock's pass has seen it
+     * yet, this read is the first to: it sets `paidAt` to now, under the account's row lock as they do (so it is set
+     * once, and the money it was read from stays put while it is), and they keep it and send the paid event with it.
+     */
+    const statesForRead = (s: ScheduleRow, nowMs: number) =>
+      Effect.gen(function* () {
+        const all = yield* statesOf(s, nowMs)
+        if (!all.some(unstamped)) return all
+        return yield* inTransaction(Effect.gen(function* () {
+          const locked = yield* statesOf(s, nowMs, true)
+          const ids = new Set(locked.filter(unstamped).map(({ row }) => row.id))
+          if (ids.size === 0) return locked
+          const paidAt = new Date(nowMs)
+          yield* sql`UPDATE billing_periods SET paid_at = ${paidAt} WHERE id IN ${sql.in([...ids])} AND paid_at IS NULL`
+          return locked.map((p) => (ids.has(p.row.id) ? { row: { ...p.row, paidAt }, state: p.state } : p))
+        }))
+      })
+
     /** Most recent first. */
     const periods = Effect.fn("Billing.periods")(function* (scope: Scope, id: string, page: PageRequest) {
       const s = yield* findOrFail(scope, id)
-      const all = yield* statesOf(s, yield* nowFor(scope))
+      const all = yield* statesForRead(s, yield* nowFor(scope))
       const newest = all.map(({ row, state }) => toPeriod(row, state)).reverse()
       const start = page.startingAfter === undefined ? 0 : newest.findIndex((p) => p.id === page.startingAfter) + 1
       if (page.startingAfter !== undefined && start === 0) {
@@ -277,53 +324,103 @@ export class Billing extends Effect.Service<Billing>()("services/billing/Billing
      * The schedules with something to do at their tenant's billing time (`nowMs` plus the sandbox offset in test mode),
      * found without locking anything: an Active schedule whose next period has started, or a period whose paid state or
      * pending event moved (paid iff what the account was paid covers the periods up to it: `base + running sum`).
+     * Among every live schedule (the clock's pass), one tenant's in one mode (the sandbox clock), or the schedules of
+     * some accounts (the billing consumer: one index probe per account, so the accounts with no schedule cost nothing
+     * more). In the reconciler's lock order (tenant, mode, NUBAN: `HotPath.lockAccounts`), so a caller that locks
+     * several accounts in one transaction never waits on a reconcile batch that waits on it.
      */
-    const dueWork = (nowMs: number) =>
-      sql<{ id: string; tenantId: string; mode: Scope["mode"] }>`
-        WITH t AS (
-          SELECT s.id, s.tenant_id, s.mode, s.status, s.next_start_at, s.base_kobo, s.virtual_account_id,
-            to_timestamp((${nowMs}::bigint + CASE WHEN s.mode = 'test' THEN COALESCE(c.offset_ms, 0) ELSE 0 END) / 1000.0) AS billing_now
-          FROM billing_schedules s LEFT JOIN sandbox_clocks c ON c.tenant_id = s.tenant_id
-          WHERE s.status <> 'Cancelled'
-        ), p AS (
-          SELECT t.id, t.tenant_id, t.mode, t.billing_now, p.cancelled, p.due_at, p.overdue_at, p.due_notified, p.paid_notified,
-            p.overdue_notified, p.paid_at, va.amount_paid_kobo,
-            t.base_kobo + sum(p.amount_kobo) OVER (PARTITION BY p.schedule_id ORDER BY p.index) AS covered_at
-          FROM t JOIN billing_periods p ON p.schedule_id = t.id JOIN virtual_accounts va ON va.id = t.virtual_account_id
-        )
-        SELECT id, tenant_id, mode FROM t WHERE status = 'Active' AND next_start_at <= billing_now
-        UNION
-        SELECT id, tenant_id, mode FROM p WHERE NOT cancelled AND (
-          (amount_paid_kobo >= covered_at AND (NOT paid_notified OR paid_at IS NULL))
-          OR (amount_paid_kobo < covered_at AND (paid_at IS NOT NULL OR (due_at <= billing_now AND NOT due_notified)
-            OR (overdue_at <= billing_now AND NOT overdue_notified))))
-        ORDER BY id`.pipe(Effect.orDie)
+    const dueWork = (nowMs: number, among: WorkScope) =>
+      Effect.gen(function* () {
+        const from = "accounts" in among
+          ? sql`unnest(${among.accounts.map((a) => a.tenantId)}::text[], ${among.accounts.map((a) => a.mode)}::text[],
+                ${among.accounts.map((a) => a.accountRef)}::text[]) AS k(tenant_id, mode, account_ref)
+              JOIN virtual_accounts va ON va.account_ref = k.account_ref AND va.tenant_id = k.tenant_id AND va.mode = k.mode
+              JOIN billing_schedules s ON s.virtual_account_id = va.id AND s.status IN ('Active', 'Paused')`
+          : sql`billing_schedules s JOIN virtual_accounts va ON va.id = s.virtual_account_id`
+        const where = "accounts" in among
+          ? sql``
+          : "tenantId" in among
+            ? sql`WHERE s.status <> 'Cancelled' AND s.tenant_id = ${among.tenantId} AND s.mode = ${among.mode}`
+            : sql`WHERE s.status <> 'Cancelled'`
+        const rows = yield* sql<Work>`
+          WITH t AS (
+            SELECT s.id, s.tenant_id, s.mode, COALESCE(va.nuban, '') AS nuban, s.status, s.next_start_at, s.base_kobo, va.amount_paid_kobo,
+              to_timestamp((${nowMs}::bigint + CASE WHEN s.mode = 'test' THEN COALESCE(c.offset_ms, 0) ELSE 0 END) / 1000.0) AS billing_now
+            FROM ${from} LEFT JOIN sandbox_clocks c ON c.tenant_id = s.tenant_id
+            ${where}
+          ), p AS (
+            SELECT t.id, t.tenant_id, t.mode, t.nuban, t.billing_now, p.cancelled, p.due_at, p.overdue_at, p.due_notified, p.paid_notified,
+              p.overdue_notified, p.paid_at, t.amount_paid_kobo,
+              t.base_kobo + sum(p.amount_kobo) OVER (PARTITION BY p.schedule_id ORDER BY p.index) AS covered_at
+            FROM t JOIN billing_periods p ON p.schedule_id = t.id
+          )
+          SELECT id, tenant_id, mode, nuban FROM t WHERE status = 'Active' AND next_start_at <= billing_now
+          UNION
+          SELECT id, tenant_id, mode, nuban FROM p WHERE NOT cancelled AND (
+            (amount_paid_kobo >= covered_at AND (NOT paid_notified OR paid_at IS NULL))
+            OR (amount_paid_kobo < covered_at AND (paid_at IS NOT NULL OR (due_at <= billing_now AND NOT due_notified)
+              OR (overdue_at <= billing_now AND NOT overdue_notified))))`.pipe(Effect.orDie)
+        const key = (w: Work) => `${w.tenantId}|${w.mode}|${w.nuban}`
+        return [...rows].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      })
+
+    /** One schedule brought up to its tenant's billing time, in the caller's transaction (account row, then schedule row locked). */
+    const bringUp = (w: Work) =>
+      Effect.gen(function* () {
+        const scope: Scope = { tenantId: w.tenantId, mode: w.mode }
+        const s = yield* lockSchedule(scope, w.id)
+        if (s.status !== "Cancelled") yield* syncLocked(s, yield* nowFor(scope))
+      })
 
     /**
      * One pass of the billing clock: each schedule with something to do (`dueWork`) brought up to its tenant's billing
      * time in a transaction of its own (account row, then schedule row locked: two workers never open a period twice or
      * send an event twice). A schedule with nothing to do is not locked, so a pass costs the deposit path nothing.
-     * Returns how many schedules it brought up to time.
+     * Returns how many schedules it brought up to time. The safety net: payments are billed by the billing consumer
+     * within a second or so (`syncAccounts`), and the sandbox clock brings its tenant up to time itself (`advanceSandbox`).
      */
     const tick = Effect.fn("Billing.tick")(function* () {
-      const due = yield* dueWork(yield* (yield* clock.current).currentTimeMillis)
+      const due = yield* dueWork(yield* (yield* clock.current).currentTimeMillis, { all: true })
       for (const d of due) {
-        const scope: Scope = { tenantId: d.tenantId, mode: d.mode }
-        yield* inTransaction(Effect.gen(function* () {
-          const s = yield* lockSchedule(scope, d.id)
-          if (s.status !== "Cancelled") yield* syncLocked(s, yield* nowFor(scope))
-        })).pipe(Effect.catchAllCause((cause) => Effect.logError(`billing: schedule ${d.id} could not be brought up to time`, cause)))
+        yield* inTransaction(bringUp(d)).pipe(
+          Effect.catchAllCause((cause) => Effect.logError(`billing: schedule ${d.id} could not be brought up to time`, cause))
+        )
       }
       return due.length
     })
 
-    /** The sandbox clock (test mode only): moves the tenant's billing time forward by `seconds`. */
+    /**
+     * Billing at payment time (the billing consumer, services/billing/BillingConsumer.ts): the schedules of the accounts
+     * that deposits (or review decisions) just moved, brought up to billing time in the caller's transaction, so a
+     * deposit that pays a period has it `Paid` with `paidAt` and its `billing.period.paid` staged within a consumer pass
+     * (a reversal that un-pays one clears `paidAt`). Only the billed accounts with something to do are locked, in the
+     * reconciler's lock order. Returns how many schedules it brought up to time.
+     */
+    const syncAccounts = Effect.fn("Billing.syncAccounts")(function* (accounts: ReadonlyArray<AccountKey>) {
+      const unique = [...new Map(accounts.map((a) => [`${a.tenantId}|${a.mode}|${a.accountRef}`, a])).values()]
+      if (unique.length === 0) return 0
+      const due = yield* dueWork(yield* (yield* clock.current).currentTimeMillis, { accounts: unique })
+      for (const d of due) yield* bringUp(d)
+      return due.length
+    })
+
+    /**
+     * The sandbox clock (test mode only): moves the tenant's billing time forward by `seconds`, and before it answers
+     * brings the tenant's test-mode schedules up to the new time (periods opened, due and overdue, their events staged in
+     * transition order), so a read right after sees them. One transaction: the move and the catch-up commit together or
+     * not at all (a failed request moved nothing, so trying it again does not move the clock twice); two advances of one
+     * tenant take turns on its clock's row.
+     */
     const advanceSandbox = Effect.fn("Billing.advanceSandbox")(function* (scope: Scope, seconds: number) {
       if (scope.mode !== "test") {
         return yield* new Forbidden({ code: "live_key_not_allowed", message: "The sandbox clock is test mode's: live mode always runs on real time." })
       }
-      yield* sql`INSERT INTO sandbox_clocks (tenant_id, offset_ms) VALUES (${scope.tenantId}, ${seconds * 1000})
-        ON CONFLICT (tenant_id) DO UPDATE SET offset_ms = sandbox_clocks.offset_ms + ${seconds * 1000}, updated_at = now()`.pipe(Effect.orDie)
+      yield* inTransaction(Effect.gen(function* () {
+        yield* sql`INSERT INTO sandbox_clocks (tenant_id, offset_ms) VALUES (${scope.tenantId}, ${seconds * 1000})
+          ON CONFLICT (tenant_id) DO UPDATE SET offset_ms = sandbox_clocks.offset_ms + ${seconds * 1000}, updated_at = now()`
+        const due = yield* dueWork(yield* (yield* clock.current).currentTimeMillis, { tenantId: scope.tenantId, mode: "test" })
+        for (const d of due) yield* bringUp(d)
+      })).pipe(Effect.orDie)
       return yield* sandboxTime(scope)
     })
 
@@ -336,6 +433,6 @@ export class Billing extends Effect.Service<Billing>()("services/billing/Billing
       return { now: new Date(now).toISOString(), offsetSeconds: Math.round((now - real) / 1000), mode: scope.mode }
     })
 
-    return { create, get, list, periods, setNextAmount, pause, resume, cancel, tick, advanceSandbox, sandboxTime, nowFor } as const
+    return { create, get, list, periods, setNextAmount, pause, resume, cancel, tick, syncAccounts, advanceSandbox, sandboxTime, nowFor } as const
   })
 }) {}

@@ -11,7 +11,8 @@ import type { InboxRow } from "./Inbox.js"
 
 export type ReconcileResult = "reconciled" | "already-reconciled" | "missing-inbox-row"
 
-export type LockedAccount = VirtualAccountRow & { readonly riskThreshold: number }
+/** `receivableOpen`: the tenant owes for late reversals in the account's mode (`tenants.receivable_modes`). */
+export type LockedAccount = VirtualAccountRow & { readonly riskThreshold: number; readonly receivableOpen: boolean }
 
 export const ACCOUNT_COLUMNS = `va.id, va.tenant_id, va.mode, va.account_ref, va.customer_id, va.request_fingerprint, va.status,
   false AS lease_expired, va.nuban, va.bank_code, va.bank_name, va.account_name, c.name, c.email, c.phone, va.expected_amount_kobo,
@@ -90,8 +91,9 @@ export const depositEvents = (
   const subjectKey = account?.accountRef ?? inbox.accountNumber
   const event = (type: string): StagedEvent => ({ tenantId: inbox.tenantId, mode: inbox.mode, type, subjectKey, data })
   const events = outcome.status === "PendingReview" ? [event("deposit.reconciled"), event("transaction.review_required")] : [event("deposit.reconciled")]
-  // A reversal that came after the money had left (settled, paid out, refunded, held): the part no longer here is owed
-  // by the tenant (tenant_receivable); payouts and settlements wait until collections cover it again.
+  // A reversal that came after the money had left (settled, paid out, refunded): what the deposit's hold and the
+  // account's free money no longer cover is owed by the tenant (tenant_receivable); its next collections pay it off
+  // first, and settlement waits until they have. (A collection's recovery leg is negative: no event.)
   const receivableKobo = outcome.legs.find((l) => l.account === LedgerAccount.tenantReceivable)?.amountKobo ?? 0
   if (receivableKobo > 0) {
     events.push({ tenantId: inbox.tenantId, mode: inbox.mode, type: "reversal.receivable", subjectKey, data: { ...data, receivableKobo } })

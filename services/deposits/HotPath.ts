@@ -22,11 +22,19 @@ import { byKey, makeHotPathReads } from "./HotPathReads.js"
  * Decisions are not made here: `decideBatch` (src/domain/ReconcileBatch.ts) makes them from what these reads return.
  */
 
+/** `tenant|mode` scope keys split into their tenants and modes, in order. */
+const splitScopes = (scopeKeys: ReadonlyArray<string>): [Array<string>, Array<string>] => {
+  const parts = scopeKeys.map((k) => k.split("|") as [string, string])
+  return [parts.map(([t]) => t), parts.map(([, m]) => m)]
+}
+
 export const makeHotPath = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Outbox) => {
   const { readTable } = makeHotPathReads(sql, ledger)
   /**
    * Locks the batch's accounts, one index probe per (tenant, mode, NUBAN), in key order; with each, the transaction's
-   * now() as whole milliseconds (exact: extract gives numeric), the instant a timestamp column written now reads back as.
+   * now() as whole milliseconds (exact: extract gives numeric), the instant a timestamp column written now reads back as,
+   * and whether its tenant owes for late reversals in its mode (`receivable_open`: from the tenants row already joined,
+   * so a tenant that owes nothing costs no read of its receivable).
    */
   const lockAccounts = (keys: ReadonlyArray<{ readonly tenantId: string; readonly mode: string; readonly nuban: string }>) => {
     const ordered = byKey(keys, (k) => `${k.tenantId}|${k.mode}|${k.nuban}`)
@@ -35,7 +43,7 @@ export const makeHotPath = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Ou
       FROM unnest(${textArray(ordered.map((k) => k.tenantId))}::text[], ${textArray(ordered.map((k) => k.mode))}::text[], ${textArray(ordered.map((k) => k.nuban))}::text[])
         WITH ORDINALITY AS k(tenant_id, mode, nuban, ord)
       CROSS JOIN LATERAL (
-        SELECT ${sql.literal(ACCOUNT_COLUMNS)}, t.risk_threshold
+        SELECT ${sql.literal(ACCOUNT_COLUMNS)}, t.risk_threshold, va.mode = ANY(t.receivable_modes) AS receivable_open
         FROM virtual_accounts va JOIN customers c ON c.id = va.customer_id JOIN tenants t ON t.id = va.tenant_id
         WHERE va.nuban = k.nuban AND va.tenant_id = k.tenant_id AND va.mode = k.mode AND va.status = 'Active'
         FOR UPDATE OF va
@@ -46,7 +54,8 @@ export const makeHotPath = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Ou
   /**
    * The batch's writes: ONE statement inserts the transactions, ledger legs, outbox events and their pending rows,
    * moves the accounts' figures (and first activity) and marks the inbox rows; then, only when a reversal took from
-   * recorded credits, their reversed amounts; last, the guarded balance rows. Dies when the write does not add up.
+   * recorded credits, their reversed amounts, and from held ones, their holds; only when a receivable crossed zero, the
+   * tenant's flag; last, the guarded balance rows. Dies when the write does not add up.
    */
   const write = (w: {
     readonly inboxIds: ReadonlyArray<number>
@@ -56,6 +65,14 @@ export const makeHotPath = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Ou
     readonly eventsCreatedAt: string
     readonly accounts: ReadonlyArray<readonly [id: string, amountPaidKobo: number]>
     readonly reversedCredits: ReadonlyArray<{ readonly id: number; readonly reversedKobo: number; readonly status: string }>
+    /** Holds a reversal took money from (escrow): by scope (`tenant|mode`) and deposit reference. */
+    readonly holdsTaken?: ReadonlyArray<{ readonly scopeKey: string; readonly reference: string; readonly takenKobo: number }>
+    /**
+     * What the scopes whose receivable was read owe after the batch, and the scopes flagged as owing when the accounts
+     * were locked: a scope whose receivable crossed zero gets its flag (`tenants.receivable_modes`) set or cleared.
+     */
+    readonly receivables?: ReadonlyMap<string, number>
+    readonly owing?: ReadonlySet<string>
   }) =>
     Effect.gen(function* () {
       const markReconciled = sql`UPDATE inbound_events SET ${sql.literal(INBOX_RECONCILED)} WHERE id = ANY(${integerArray(w.inboxIds)}::bigint[])`
@@ -83,6 +100,29 @@ export const makeHotPath = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Ou
           FROM unnest(${integerArray(w.reversedCredits.map((c) => c.id))}::bigint[], ${integerArray(w.reversedCredits.map((c) => c.reversedKobo))}::bigint[],
             ${textArray(w.reversedCredits.map((c) => c.status))}::text[]) AS u(id, reversed_kobo, status)
           WHERE t.id = u.id`
+      }
+      const holdsTaken = w.holdsTaken ?? []
+      const flags = [...(w.receivables ?? [])].filter(([scope, owed]) => (owed > 0) !== (w.owing?.has(scope) ?? false))
+        .map(([scopeKey, owed]) => ({ scopeKey, open: owed > 0 }))
+      if (holdsTaken.length > 0) {
+        // What a reversal took out of escrow leaves its hold; a hold it emptied has ended (Released, nothing left held).
+        const [tenants, modes] = splitScopes(holdsTaken.map((h) => h.scopeKey))
+        yield* sql`
+          UPDATE holds h SET held_kobo = h.held_kobo - u.taken,
+            status = CASE WHEN h.held_kobo = u.taken THEN 'Released' ELSE h.status END,
+            released_at = CASE WHEN h.held_kobo = u.taken THEN now() ELSE h.released_at END
+          FROM unnest(${textArray(tenants)}::text[], ${textArray(modes)}::text[], ${textArray(holdsTaken.map((h) => h.reference))}::text[],
+            ${integerArray(holdsTaken.map((h) => h.takenKobo))}::bigint[]) AS u(tenant_id, mode, reference, taken)
+          WHERE h.tenant_id = u.tenant_id AND h.mode = u.mode AND h.reference = u.reference AND h.status = 'Held'`
+      }
+      if (flags.length > 0) {
+        const [tenants, modes] = splitScopes(flags.map((f) => f.scopeKey))
+        yield* sql`
+          UPDATE tenants t SET receivable_modes = CASE WHEN u.open THEN array_append(array_remove(t.receivable_modes, u.mode), u.mode)
+            ELSE array_remove(t.receivable_modes, u.mode) END
+          FROM unnest(${textArray(tenants)}::text[], ${textArray(modes)}::text[], ${textArray(flags.map((f) => String(f.open)))}::boolean[])
+            AS u(tenant_id, mode, open)
+          WHERE t.id = u.tenant_id`
       }
       yield* ledger.applyGuarded(guardedChanges(w.journals)).pipe(Effect.orDie)
     })

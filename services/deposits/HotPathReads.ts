@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { integerArray, textArray } from "../../src/db/PgArray.js"
-import { LedgerAccount } from "../../src/domain/Ledger.js"
+import { GuardedBalance, LedgerAccount } from "../../src/domain/Ledger.js"
 import type { Mode } from "../../src/domain/Mode.js"
 import type { ReversibleCredit, TableReads } from "../../src/domain/ReconcileBatch.js"
 import type { PriorCredit } from "../../src/domain/Reconciliation.js"
@@ -116,25 +116,63 @@ export const makeHotPathReads = (sql: SqlClient.SqlClient, ledger: Ledger) => {
     })
 
   /**
-   * What a reversal needs, read only for batches that hold one: the reversed accounts' reversible credits and free
-   * customer funds, and their tenants' available balance rows, locked (after the account rows: the ledger's lock order).
+   * What the tenants of `scopes` owe for late reversals (their `tenant_receivable` rows), locked in key order: after the
+   * account rows, before the available balance's stripes (the ledger's lock order). Read only for the scopes that may
+   * owe (`tenants.receivable_modes`, read with the account lock) or that a reversal of the batch belongs to, so a
+   * batch of a tenant that owes nothing runs no statement here.
+   */
+  const readReceivables = (scopes: ReadonlyArray<{ readonly tenantId: string; readonly mode: string }>) =>
+    Effect.gen(function* () {
+      const receivableKobo = new Map<string, number>()
+      if (scopes.length === 0) return receivableKobo
+      const ordered = byKey(scopes, (s) => `${s.tenantId}|${s.mode}`)
+      for (const s of ordered) receivableKobo.set(`${s.tenantId}|${s.mode}`, 0)
+      const rows = yield* sql<{ tenantId: string; mode: string; balanceKobo: number }>`
+        SELECT b.tenant_id, b.mode, b.balance_kobo FROM unnest(${textArray(ordered.map((s) => s.tenantId))}::text[], ${textArray(ordered.map((s) => s.mode))}::text[])
+          WITH ORDINALITY AS k(tenant_id, mode, ord)
+        CROSS JOIN LATERAL (
+          SELECT tenant_id, mode, balance_kobo FROM ledger_balances
+          WHERE tenant_id = k.tenant_id AND mode = k.mode AND account = ${GuardedBalance.receivable}
+          FOR UPDATE
+        ) b
+        ORDER BY k.ord`
+      for (const r of rows) receivableKobo.set(`${r.tenantId}|${r.mode}`, r.balanceKobo)
+      return receivableKobo
+    })
+
+  /**
+   * What a reversal needs, read only for batches that hold one: the reversed accounts' reversible credits, their
+   * deposits' active holds and free customer funds, and their tenants' available balance rows, locked (after the
+   * account rows and the receivable rows: the ledger's lock order).
    */
   const readReversalInputs = (reversals: ReadonlyArray<HotDeposit & { readonly accountId: string }>) =>
     Effect.gen(function* () {
       const reversible = new Map<string, Array<ReversibleCredit>>()
       const freeKobo = new Map<string, number>()
       const availableKobo = new Map<string, number>()
-      if (reversals.length === 0) return { reversible, freeKobo, availableKobo }
+      const holds = new Map<string, Map<string, number>>()
+      if (reversals.length === 0) return { reversible, freeKobo, availableKobo, holds }
       const accounts = byKey(reversals, (d) => d.accountId)
       for (const a of accounts) {
         reversible.set(a.accountId, [])
         freeKobo.set(a.accountId, 0)
+        holds.set(a.accountId, new Map())
       }
       const credits = yield* sql<{ virtualAccountId: string; id: number; reference: string; amountKobo: number; reversedKobo: number; paidAt: Date }>`
         SELECT virtual_account_id, id, reference, amount_kobo, reversed_kobo, paid_at FROM transactions
         WHERE virtual_account_id = ANY(${textArray(accounts.map((a) => a.accountId))}::text[])
           AND kind = 'inflow' AND status = 'Completed' AND reversed_kobo < amount_kobo`
       for (const c of credits) reversible.get(c.virtualAccountId)!.push({ id: c.id, reference: c.reference, amountKobo: c.amountKobo, reversedKobo: c.reversedKobo, paidAtMs: c.paidAt.getTime() })
+      // The holds of those credits: a reversal takes a held deposit's money out of escrow first. (The account rows are
+      // locked, and every hold, release and refund locks its account's row first: these cannot change meanwhile.)
+      if (credits.length > 0) {
+        const held = yield* sql<{ virtualAccountId: string; reference: string; heldKobo: number }>`
+          SELECT h.virtual_account_id, h.reference, h.held_kobo FROM unnest(${textArray(credits.map((c) => c.reference))}::text[], ${textArray(credits.map((c) => c.virtualAccountId))}::text[]) AS k(reference, account_id)
+          JOIN holds h ON h.reference = k.reference AND h.virtual_account_id = k.account_id
+          WHERE h.tenant_id = ANY(${textArray(accounts.map((a) => a.tenantId))}::text[]) AND h.mode = ANY(${textArray(accounts.map((a) => a.mode))}::text[])
+            AND h.status = 'Held' AND h.held_kobo > 0`
+        for (const h of held) holds.get(h.virtualAccountId)!.set(h.reference, h.heldKobo)
+      }
       const funds = yield* sql<{ account: string; free: number }>`
         SELECT account, -sum(amount_kobo)::bigint AS free FROM ledger_entries
         WHERE tenant_id = ANY(${textArray(accounts.map((a) => a.tenantId))}::text[]) AND mode = ANY(${textArray(accounts.map((a) => a.mode))}::text[])
@@ -145,18 +183,26 @@ export const makeHotPathReads = (sql: SqlClient.SqlClient, ledger: Ledger) => {
       for (const s of byKey(reversals, (d) => `${d.tenantId}|${d.mode}`)) {
         availableKobo.set(`${s.tenantId}|${s.mode}`, yield* ledger.available({ tenantId: s.tenantId, mode: s.mode as Mode }, true))
       }
-      return { reversible, freeKobo, availableKobo }
+      return { reversible, freeKobo, availableKobo, holds }
     })
 
-  /** Everything the decisions read from the table, for `decideBatch`. */
-  const readTable = (deposits: ReadonlyArray<HotDeposit>) =>
+  /**
+   * Everything the decisions read from the table, for `decideBatch`. `mayOwe`: the scopes (`tenant|mode`) whose tenant
+   * flags a receivable (`tenants.receivable_modes`, read with the account lock).
+   */
+  const readTable = (deposits: ReadonlyArray<HotDeposit>, mayOwe: ReadonlySet<string>) =>
     Effect.gen(function* () {
       const matched = deposits.filter((d): d is HotDeposit & { readonly accountId: string } => d.accountId !== null)
       const inflows = matched.filter((d) => d.kind === "inflow")
+      const reversals = matched.filter((d) => d.kind === "reversal")
       const { velocity, candidates } = yield* readRiskWindows(inflows)
       const payerAccounts = yield* readPayerReuse(inflows)
-      const reversal = yield* readReversalInputs(matched.filter((d) => d.kind === "reversal"))
-      return { velocity, candidates, payerAccounts, ...reversal } satisfies TableReads
+      const receivableKobo = yield* readReceivables([
+        ...reversals,
+        ...inflows.filter((d) => mayOwe.has(`${d.tenantId}|${d.mode}`))
+      ].map((d) => ({ tenantId: d.tenantId, mode: d.mode })))
+      const reversal = yield* readReversalInputs(reversals)
+      return { velocity, candidates, payerAccounts, receivableKobo, ...reversal } satisfies TableReads
     })
 
   return { readTable } as const

@@ -58,10 +58,12 @@ export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/
           yield* hot.write({ inboxIds, transactions: [], journals: [], events: [], eventsCreatedAt: "", accounts: [], reversedCredits: [] })
           return results
         }
+        // Tenants that owe for late reversals (their flag came with the account lock): only their receivable is read.
+        const owing = new Set(locked.filter((a) => a.receivableOpen).map((a) => `${a.tenantId}|${a.mode}`))
         const table = yield* hot.readTable(todo.map((t, i) => ({
           index: i, kind: t.deposit.kind, tenantId: t.inbox.tenantId, mode: t.inbox.mode, accountId: t.deposit.accountId,
           amountKobo: t.deposit.amountKobo, paidAt: new Date(t.deposit.paidAtMs), payerKey: t.deposit.payerKey
-        })))
+        })), owing)
         const states = new Map<string, AccountState>(locked.map((a) => [a.id, {
           id: a.id, expectedAmountKobo: a.expectedAmountKobo, amountPaidKobo: a.amountPaidKobo, customerName: a.name, riskThreshold: a.riskThreshold
         }]))
@@ -97,7 +99,10 @@ export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/
           events,
           eventsCreatedAt: txNow.toISOString(),
           accounts: [...batch.accounts],
-          reversedCredits: batch.reversedCredits
+          reversedCredits: batch.reversedCredits,
+          holdsTaken: batch.holdsTaken,
+          receivables: batch.receivables,
+          owing
         })
         for (const t of todo) results[t.index] = "reconciled"
         return results
@@ -107,8 +112,12 @@ export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/
      * A batch of deliveries; the results line up with the envelopes. The inbox rows are read first, outside the
      * transaction, with whether each reference already has a transaction (a probe of the unique key per row): should
      * another reconciler record one meanwhile, the batch's insert fails on that key and the caller retries it.
+     *
+     * `fence`, given, runs first INSIDE the transaction (before any account is locked); if it fails, nothing commits. The
+     * partitioned reconciler passes its lease check there (streams/PartitionLeases.ts), so a process that has lost a
+     * partition can never apply one of its deposits, however late it wakes up.
      */
-    const reconcileBatch = Effect.fn("Reconciler.reconcileBatch")(function* (envelopes: ReadonlyArray<DepositEnvelope>) {
+    const reconcileBatch = Effect.fn("Reconciler.reconcileBatch")(function* <E = never>(envelopes: ReadonlyArray<DepositEnvelope>, fence?: Effect.Effect<void, E>) {
       if (envelopes.length === 0) return [] as ReadonlyArray<ReconcileResult>
       const rows = yield* sql<Recorded>`
         SELECT ie.id, ie.tenant_id, ie.mode, ie.provider, ie.provider_reference, ie.kind, ie.account_number, ie.payload, ie.reconciled_at,
@@ -129,14 +138,15 @@ export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/
       })
       if (todo.length > 0) {
         const recorded = new Set(todo.filter((t) => t.inbox.recorded).map((t) => refKey(t.inbox)))
-        const outcomes = yield* sql.withTransaction(applyLocked(todo.map((t) => t.inbox), recorded))
+        const apply = applyLocked(todo.map((t) => t.inbox), recorded)
+        const outcomes = yield* sql.withTransaction(fence === undefined ? apply : Effect.zipRight(fence, apply))
         todo.forEach((t, k) => (results[t.index] = outcomes[k]!))
       }
       return results as ReadonlyArray<ReconcileResult>
     })
 
-    /** One deposit: a batch of one. */
-    const reconcile = (envelope: DepositEnvelope) => Effect.map(reconcileBatch([envelope]), (r) => r[0]!)
+    /** One deposit: a batch of one (`fence` as for reconcileBatch). */
+    const reconcile = <E = never>(envelope: DepositEnvelope, fence?: Effect.Effect<void, E>) => Effect.map(reconcileBatch([envelope], fence), (r) => r[0]!)
 
     return { reconcile, reconcileBatch } as const
   })

@@ -128,7 +128,15 @@ export class Reviews extends Effect.Service<Reviews>()("services/deposits/Review
           else {
             const a = account!
             const credit = decideCredit({ expectedAmountKobo: a.expectedAmountKobo, amountPaidKobo: a.amountPaidKobo }, row.amountKobo, false)
-            legs = move(from, LedgerAccount.customerFunds(a.id), row.amountKobo)
+            // An approved deposit is a free collection: it first pays off what late reversals left owing (in the same
+            // journal, as the reconciler does), and only the rest counts as available.
+            const owed = yield* ledger.receivable(scope, "update")
+            const recovered = Math.min(row.amountKobo, owed)
+            legs = [
+              ...move(from, LedgerAccount.customerFunds(a.id), row.amountKobo),
+              ...move(LedgerAccount.customerFunds(a.id), LedgerAccount.tenantReceivable, recovered)
+            ]
+            if (owed > 0 && recovered === owed) yield* ledger.flagReceivable(scope, false)
             credited = {
               account: { ...a, amountPaidKobo: credit.amountPaidAfterKobo },
               set: {

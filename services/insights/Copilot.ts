@@ -13,7 +13,7 @@ import { toVirtualAccount } from "../VirtualAccounts.js"
 import { VirtualAccounts } from "../VirtualAccounts.js"
 import { CopilotReads, type DepositItem } from "./CopilotReads.js"
 import {
-  depositLine, depositRefs, type Draft, EXAMPLES, lagosDateText, lagosTimeText, last30Days, listed, percent, periodFigures, periodText, plural,
+  depositLine, depositRefs, type Draft, duringText, EXAMPLES, lagosDateText, lagosTimeText, last30Days, listed, percent, periodFigures, periodText, plural,
   todayPeriod, uniqueRefs
 } from "./CopilotText.js"
 import { Insights } from "./Insights.js"
@@ -65,20 +65,64 @@ export class Copilot extends Effect.Service<Copilot>()("services/insights/Copilo
         } satisfies Draft
       })
 
-    const accountLine = (a: VirtualAccount, last: DepositItem | undefined, schedule: { interval: string; amountKobo: number; status: string } | undefined) => {
-      const owes = a.expectedAmountKobo === null
+    /** Where the account stands now: paid of expected, outstanding or over. */
+    const owesText = (a: VirtualAccount) =>
+      a.expectedAmountKobo === null
         ? `open account (no expected amount), ${formatNaira(a.amountPaidKobo)} paid`
         : a.overpayment > 0
           ? `overpaid: ${formatNaira(a.amountPaidKobo)} paid of ${formatNaira(a.expectedAmountKobo)} expected, ${formatNaira(a.overpayment)} over`
           : a.deficit > 0
             ? `${formatNaira(a.amountPaidKobo)} paid of ${formatNaira(a.expectedAmountKobo)} expected, ${formatNaira(a.deficit)} outstanding`
             : `fully paid: ${formatNaira(a.amountPaidKobo)} of ${formatNaira(a.expectedAmountKobo)} expected`
+
+    const accountLine = (a: VirtualAccount, last: DepositItem | undefined, schedule: { interval: string; amountKobo: number; status: string } | undefined) => {
       const billed = schedule ? `; billed ${schedule.interval.toLowerCase()} ${formatNaira(schedule.amountKobo)}${schedule.status === "Paused" ? " (paused)" : ""}` : ""
       const lastText = last ? `; last deposit ${formatNaira(last.amountKobo)} on ${lagosDateText(last.reconciledAt.getTime())} (${last.reference})` : "; no deposit yet"
-      return `${a.name} (${a.accountRef}): ${owes}${billed}${lastText}`
+      return `${a.name} (${a.accountRef}): ${owesText(a)}${billed}${lastText}`
     }
 
-    const accountStatus = (scope: Scope, subject: NonNullable<ParsedIntent["subject"]>) =>
+    /**
+     * "Did X pay this month?": the customer's credited deposits reconciled in the period (not all time), account by
+     * account, then where each account stands now.
+     */
+    const paymentsInPeriod = (scope: Scope, subject: NonNullable<ParsedIntent["subject"]>, found: ReadonlyArray<VirtualAccount>, period: Period) =>
+      Effect.gen(function* () {
+        const refs = found.map((a) => a.accountRef)
+        const paid = yield* reads.paymentsInto(scope, refs, period)
+        const of = (a: VirtualAccount) => paid.byAccount.find((p) => p.accountRef === a.accountRef)
+        const paidKobo = paid.byAccount.reduce((sum, p) => sum + p.amountKobo, 0)
+        const depositCount = paid.byAccount.reduce((sum, p) => sum + p.count, 0)
+        const references = uniqueRefs([...refs.map((id) => ({ kind: "accountRef", id })), ...paid.items.map((d) => ({ kind: "transaction", id: d.reference }))])
+        const one = found.length === 1 ? found[0]! : undefined
+        if (one) {
+          const p = of(one)
+          const lasts = p ? [] : yield* reads.lastDeposits(scope, refs)
+          const lastText = p ? "" : lasts[0] ? `; last deposit ${formatNaira(lasts[0].amountKobo)} on ${lagosDateText(lasts[0].reconciledAt.getTime())}` : "; no deposit yet"
+          const lines = paid.items.map((d) => `${formatNaira(d.amountKobo)} on ${lagosDateText(d.reconciledAt.getTime())} (${d.reference})`)
+          return {
+            answer: p
+              ? `${one.name} (${one.accountRef}) paid ${formatNaira(p.amountKobo)} ${duringText(period)}, in ${plural(p.count, "deposit")}: ${lines.slice(0, 5).join("; ")}${p.count > 5 ? `; and ${p.count - 5} more` : ""}. Now: ${owesText(one)}.`
+              : `${one.name} (${one.accountRef}) made no payment ${duringText(period)}. Now: ${owesText(one)}${lastText}.`,
+            figures: {
+              matches: 1, accountRef: one.accountRef, paidKobo: p?.amountKobo ?? 0, depositCount: p?.count ?? 0, ...periodFigures(period),
+              paymentState: one.paymentState, expectedKobo: one.expectedAmountKobo, deficitKobo: one.deficit
+            },
+            references
+          } satisfies Draft
+        }
+        const lines = found.slice(0, 5).map((a) => {
+          const p = of(a)
+          return p ? `${a.name} (${a.accountRef}) paid ${formatNaira(p.amountKobo)} in ${plural(p.count, "deposit")}` : `${a.name} (${a.accountRef}) made no payment`
+        })
+        return {
+          answer: `${plural(found.length, "account")} match "${subject.value}"; ${duringText(period)}: ${lines.join("; ")}${found.length > 5 ? `; and ${found.length - 5} more` : ""}.` +
+            ` ${formatNaira(paidKobo)} in ${plural(depositCount, "deposit")} in all.`,
+          figures: { matches: found.length, paidKobo, depositCount, ...periodFigures(period) },
+          references
+        } satisfies Draft
+      })
+
+    const accountStatus = (scope: Scope, subject: NonNullable<ParsedIntent["subject"]>, period: Period | undefined) =>
       Effect.gen(function* () {
         const found: ReadonlyArray<VirtualAccount> = subject.kind === "accountRef"
           ? yield* accounts.get(scope.tenantId, scope.mode, subject.value).pipe(Effect.map((a) => [a]), Effect.catchTag("NotFound", () => Effect.succeed([])))
@@ -87,6 +131,7 @@ export class Copilot extends Effect.Service<Copilot>()("services/insights/Copilo
           const what = subject.kind === "accountRef" ? `account ${subject.value}` : `customer or account named "${subject.value}"`
           return { answer: `I found no ${what} in your ${scope.mode} data.`, figures: { matches: 0 }, references: [] } satisfies Draft
         }
+        if (period !== undefined) return yield* paymentsInPeriod(scope, subject, found, period)
         const refs = found.map((a) => a.accountRef)
         const lasts = yield* reads.lastDeposits(scope, refs)
         const schedules = yield* reads.schedules(scope, refs)
@@ -125,31 +170,45 @@ export class Copilot extends Effect.Service<Copilot>()("services/insights/Copilo
         } satisfies Draft
       })
 
+    const daysLabel = (label: string) => (label === "60+" ? "over 60" : label === "0-7" ? "1-7" : label)
+
+    /**
+     * What is overdue: only what is past its due date (src/domain/Insights.ts, "Overdue"), by days past due, and the
+     * accounts most overdue; what is owed but not yet due is said apart, never counted as overdue.
+     */
     const overdue = (scope: Scope) =>
       Effect.gen(function* () {
-        const owing = yield* reads.accountsOwing(scope)
-        const aging = yield* insight("aging", insights.aging(scope))
-        const top = owing.items.slice(0, 5).map((d) => `${d.name} (${d.accountRef}) ${formatNaira(d.deficitKobo)}`).join("; ")
-        const agingText = Option.match(aging, {
-          onNone: () => "",
-          onSome: (a) => ` By days past due: ${a.buckets.map((b) => `${b.label === "60+" ? "over 60" : b.label} days ${formatNaira(b.amountKobo)} (${b.count})`).join(", ")}.`
-        })
-        const total = Option.match(aging, { onNone: () => owing.deficitKobo, onSome: (a) => a.totalOutstandingKobo })
+        const split = yield* insight("overdue", insights.overdue(scope))
+        if (Option.isNone(split)) return unavailable("what is overdue")
+        const o = split.value
+        const owing = yield* reads.accountsOwing(scope, o.today)
+        const late = owing.items.filter((d) => d.overdueKobo > 0)
+        const notYet = owing.items.filter((d) => d.overdueKobo === 0 && d.notYetDueKobo > 0)
+        const outstandingKobo = o.overdue.amountKobo + o.notYetDue.amountKobo
+        const lateText = late.slice(0, 5).map((d) => `${d.name} (${d.accountRef}) ${formatNaira(d.overdueKobo)}, ${plural(o.today - d.oldestDueDay!, "day")} past due`).join("; ")
+        const notYetText = notYet.slice(0, 5).map((d) => `${d.name} (${d.accountRef}) ${formatNaira(d.notYetDueKobo)}`).join("; ")
+        const answer = outstandingKobo === 0
+          ? "Nothing is overdue or outstanding: every account with an expected amount is paid up."
+          : o.overdue.amountKobo === 0
+            ? `Nothing is overdue: no amount owed is past its due date. ${formatNaira(o.notYetDue.amountKobo)} is owed but not yet due, across ${plural(owing.accountsNotYetDue, "account")}${notYetText ? `: ${notYetText}` : ""}.`
+            : `${formatNaira(o.overdue.amountKobo)} is overdue (past its due date) across ${plural(owing.accountsOverdue, "account")}.` +
+              ` By days past due: ${o.buckets.map((b) => `${daysLabel(b.label)} days ${formatNaira(b.amountKobo)} (${b.count})`).join(", ")}.` +
+              `${lateText ? ` Most overdue: ${lateText}.` : ""}` +
+              (o.notYetDue.amountKobo > 0
+                ? ` Not yet due, so not counted: ${formatNaira(o.notYetDue.amountKobo)} more across ${plural(owing.accountsNotYetDue, "account")}.`
+                : " Nothing else is owed.")
         return {
-          answer: owing.count === 0 && total === 0
-            ? "Nothing is outstanding: every account with an expected amount is paid up."
-            : `${formatNaira(total)} is outstanding across ${plural(owing.count, "account")}.${agingText}${top ? ` Largest: ${top}.` : ""}`,
+          answer,
           figures: {
-            outstandingKobo: total, accountsOwing: owing.count,
-            ...Option.match(aging, {
-              onNone: () => ({}),
-              onSome: (a) => Object.fromEntries(a.buckets.flatMap((b) => {
-                const key = b.label === "60+" ? "over60" : `days${b.label.replace("-", "to")}`
-                return [[`${key}Kobo`, b.amountKobo], [`${key}Count`, b.count]]
-              }))
-            })
+            overdueKobo: o.overdue.amountKobo, overdueCount: o.overdue.count, accountsOverdue: owing.accountsOverdue,
+            ...Object.fromEntries(o.buckets.flatMap((b) => {
+              const key = b.label === "60+" ? "over60" : `days${daysLabel(b.label).replace("-", "to")}`
+              return [[`${key}Kobo`, b.amountKobo], [`${key}Count`, b.count]]
+            })),
+            notYetDueKobo: o.notYetDue.amountKobo, notYetDueCount: o.notYetDue.count, accountsNotYetDue: owing.accountsNotYetDue,
+            outstandingKobo
           },
-          references: owing.items.map((d) => ({ kind: "accountRef", id: d.accountRef }))
+          references: (o.overdue.amountKobo > 0 ? late : notYet).map((d) => ({ kind: "accountRef", id: d.accountRef }))
         } satisfies Draft
       })
 
@@ -300,7 +359,7 @@ export class Copilot extends Effect.Service<Copilot>()("services/insights/Copilo
     const draftFor = (scope: Scope, p: ParsedIntent, nowMs: number): Effect.Effect<Draft> => {
       switch (p.intent) {
         case "collections_summary": return collections(scope, p.period ?? todayPeriod(nowMs))
-        case "account_status": return p.subject ? accountStatus(scope, p.subject) : tenantBalance(scope)
+        case "account_status": return p.subject ? accountStatus(scope, p.subject, p.period) : tenantBalance(scope)
         case "overdue": return overdue(scope)
         case "underpaid_deposits": return depositList(scope, p.period ?? last30Days(nowMs), "Underpaid")
         case "overpaid_deposits": return depositList(scope, p.period ?? last30Days(nowMs), "Overpaid")

@@ -55,7 +55,18 @@ export interface SettlementItem {
 export interface DebtorItem {
   readonly accountRef: string
   readonly name: string
-  readonly deficitKobo: number
+  /** Outstanding on receivables whose due date has passed. */
+  readonly overdueKobo: number
+  /** Outstanding on receivables due today or later. */
+  readonly notYetDueKobo: number
+  /** The Lagos day number of its oldest overdue receivable's due date, null when nothing of it is overdue. */
+  readonly oldestDueDay: number | null
+}
+
+export interface AccountPayments {
+  readonly accountRef: string
+  readonly count: number
+  readonly amountKobo: number
 }
 
 /** `LIKE` pattern text for a literal word (its wildcards escaped). */
@@ -124,17 +135,43 @@ export class CopilotReads extends Effect.Service<CopilotReads>()("services/insig
         return { byStatus, items }
       })
 
-    /** Accounts still short of their expected amount: how many, their deficits in all, the largest first. */
-    const accountsOwing = (scope: Scope) =>
+    /**
+     * Accounts still short of their expected amount, each split by its receivables (the insight roll-ups', as the aging
+     * buckets read them) into what is overdue, due before Lagos day `today` (src/domain/Insights.ts `isOverdue`), and
+     * what is not yet due: how many accounts have each, and the accounts, most overdue first, then most owed.
+     */
+    const accountsOwing = (scope: Scope, today: number) =>
       Effect.gen(function* () {
-        const owing = sql`va.tenant_id = ${scope.tenantId} AND va.mode = ${scope.mode} AND va.status = 'Active'
-          AND va.expected_amount_kobo IS NOT NULL AND va.expected_amount_kobo > va.amount_paid_kobo`
-        const [totals] = yield* sql<{ count: number; deficitKobo: number }>`SELECT count(*)::bigint AS count,
-            COALESCE(sum(va.expected_amount_kobo - va.amount_paid_kobo), 0)::bigint AS deficit_kobo FROM virtual_accounts va WHERE ${owing}`.pipe(Effect.orDie)
-        const items = yield* sql<DebtorItem>`SELECT va.account_ref, c.name, (va.expected_amount_kobo - va.amount_paid_kobo)::bigint AS deficit_kobo
-          FROM virtual_accounts va JOIN customers c ON c.id = va.customer_id
-          WHERE ${owing} ORDER BY deficit_kobo DESC, va.account_ref LIMIT ${MAX_REFERENCES}`.pipe(Effect.orDie)
+        const perAccount = sql`SELECT va.account_ref, c.name,
+            COALESCE(sum(r.amount_kobo - r.collected_kobo) FILTER (WHERE r.due_day < ${today}), 0)::bigint AS overdue_kobo,
+            COALESCE(sum(r.amount_kobo - r.collected_kobo) FILTER (WHERE r.due_day >= ${today}), 0)::bigint AS not_yet_due_kobo,
+            min(r.due_day) FILTER (WHERE r.due_day < ${today}) AS oldest_due_day
+          FROM virtual_accounts va JOIN customers c ON c.id = va.customer_id JOIN insight_receivables r ON r.account_id = va.id
+          WHERE va.tenant_id = ${scope.tenantId} AND va.mode = ${scope.mode} AND va.status = 'Active'
+            AND va.expected_amount_kobo IS NOT NULL AND va.expected_amount_kobo > va.amount_paid_kobo AND r.collected_kobo < r.amount_kobo
+          GROUP BY va.id, va.account_ref, c.name`
+        const [totals] = yield* sql<{ accountsOverdue: number; accountsNotYetDue: number }>`SELECT
+            count(*) FILTER (WHERE overdue_kobo > 0)::bigint AS accounts_overdue,
+            count(*) FILTER (WHERE not_yet_due_kobo > 0)::bigint AS accounts_not_yet_due
+          FROM (${perAccount}) a`.pipe(Effect.orDie)
+        const items = yield* sql<DebtorItem>`SELECT * FROM (${perAccount}) a
+          ORDER BY overdue_kobo DESC, not_yet_due_kobo DESC, account_ref LIMIT ${MAX_REFERENCES}`.pipe(Effect.orDie)
         return { ...totals!, items }
+      })
+
+    /** Credited deposits (`Completed`) into these accounts reconciled in the window: per account, and the latest ones. */
+    const paymentsInto = (scope: Scope, accountRefs: ReadonlyArray<string>, w: Window) =>
+      Effect.gen(function* () {
+        if (accountRefs.length === 0) return { byAccount: [] as ReadonlyArray<AccountPayments>, items: [] as ReadonlyArray<DepositItem> }
+        const where = sql.and([
+          sql`tenant_id = ${scope.tenantId}`, sql`mode = ${scope.mode}`, sql`kind = 'inflow'`, sql`status = 'Completed'`,
+          sql.in("account_ref", accountRefs), ...inWindow("reconciled_at", w)
+        ])
+        const byAccount = yield* sql<AccountPayments>`SELECT account_ref, count(*)::bigint AS count, COALESCE(sum(amount_kobo), 0)::bigint AS amount_kobo
+          FROM transactions WHERE ${where} GROUP BY account_ref`.pipe(Effect.orDie)
+        const items = yield* sql<DepositItem>`SELECT reference, account_ref, amount_kobo, surplus_kobo, risk_score, reconciliation_status, reconciled_at
+          FROM transactions WHERE ${where} ORDER BY reconciled_at DESC, id DESC LIMIT ${MAX_REFERENCES}`.pipe(Effect.orDie)
+        return { byAccount, items }
       })
 
     /** The latest deposit into each of these accounts (by accountRef). */
@@ -155,6 +192,6 @@ export class CopilotReads extends Effect.Service<CopilotReads>()("services/insig
             WHERE s.tenant_id = ${scope.tenantId} AND s.mode = ${scope.mode} AND s.status IN ('Active', 'Paused')
               AND ${sql.in("va.account_ref", accountRefs)}`.pipe(Effect.orDie)
 
-    return { accountsByName, deposits, transfers, settlements, accountsOwing, lastDeposits, schedules } as const
+    return { accountsByName, deposits, transfers, settlements, accountsOwing, paymentsInto, lastDeposits, schedules } as const
   })
 }) {}

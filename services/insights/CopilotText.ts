@@ -26,6 +26,13 @@ export const periodText = (p: Period) => {
   const last = lagosDateText(p.toMs - DAY_MS)
   return first === last ? `${p.label} (${first})` : `${p.label} (${first} to ${last})`
 }
+/** The period after a verb ("paid ₦X ..."): "this month (...)", "in the last 7 days (...)", "in March 2026 (...)", "on 5 November 2026 (...)". */
+export const duringText = (p: Period) => {
+  const text = periodText(p)
+  if (/^last \d+ days$/.test(p.label)) return `in the ${text}`
+  if (/^\d/.test(p.label)) return `on ${text}`
+  return /^[A-Z]/.test(p.label) ? `in ${text}` : text
+}
 export const periodFigures = (p: Period) => ({ from: isoDate(lagosDateOf(p.fromMs)), to: isoDate(lagosDateOf(p.toMs - DAY_MS)) })
 
 /** The last 30 Lagos days, today included: the window of list questions that name no period. */

@@ -6,7 +6,8 @@ import {
 import { BadRequest } from "../../src/contract/Problems.js"
 import { dayIso, dayOf, dayOfIso, dayStartMs, scoreInputOf } from "../../src/domain/InsightRollups.js"
 import {
-  AGING_BUCKETS, agingBucketOf, bandOf, collectionRateBps, customerScore, forecastWeeks, RISK_BANDS, RUN_RATE_WINDOW_DAYS
+  AGING_BUCKETS, agingBucketOf, bandOf, collectionRateBps, customerScore, forecastWeeks, isOverdue, type OverdueSplit, RISK_BANDS,
+  RUN_RATE_WINDOW_DAYS
 } from "../../src/domain/Insights.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { Billing } from "../billing/Billing.js"
@@ -92,6 +93,40 @@ export class Insights extends Effect.Service<Insights>()("services/insights/Insi
       return result
     })
 
+    /**
+     * What is overdue (past its due date, by days past due) and what is owed but not yet due, from the same roll-up rows
+     * as the aging buckets (src/domain/Insights.ts, "Overdue"). `today` is the Lagos day number it was read on.
+     */
+    const overdue = Effect.fn("Insights.overdue")(function* (scope: Scope) {
+      const nowMs = yield* billing.nowFor(scope)
+      const today = dayOf(nowMs)
+      const rows = yield* sql<{ dueDay: number; count: number; outstanding: number }>`
+        SELECT due_day, outstanding_count AS count, expected_kobo - collected_kobo AS outstanding FROM insight_due_days
+        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND outstanding_count > 0`.pipe(Effect.orDie)
+      const count = [0, 0, 0, 0]
+      const amount = [0, 0, 0, 0]
+      const notYetDue = { count: 0, amountKobo: 0 }
+      for (const r of rows) {
+        const days = Math.max(0, today - r.dueDay)
+        if (!isOverdue(days)) {
+          notYetDue.count += Number(r.count)
+          notYetDue.amountKobo += Number(r.outstanding)
+          continue
+        }
+        const i = AGING_BUCKETS.indexOf(agingBucketOf(days))
+        count[i]! += Number(r.count)
+        amount[i]! += Number(r.outstanding)
+      }
+      const result: OverdueSplit & { readonly today: number; readonly asOf: string } = {
+        overdue: { count: count.reduce((a, b) => a + b, 0), amountKobo: amount.reduce((a, b) => a + b, 0) },
+        buckets: AGING_BUCKETS.map((label, i) => ({ label, count: count[i]!, amountKobo: amount[i]! })),
+        notYetDue,
+        today,
+        asOf: new Date(nowMs).toISOString()
+      }
+      return result
+    })
+
     const forecast = Effect.fn("Insights.forecast")(function* (scope: Scope, days: number) {
       const nowMs = yield* billing.nowFor(scope)
       const today = dayOf(nowMs)
@@ -150,6 +185,6 @@ export class Insights extends Effect.Service<Insights>()("services/insights/Insi
       return result
     })
 
-    return { overview, aging, forecast, customers } as const
+    return { overview, aging, overdue, forecast, customers } as const
   })
 }) {}

@@ -6,7 +6,7 @@ import { pageOf } from "../../src/contract/Schemas.js"
 import { newId } from "../../src/domain/Ids.js"
 import { LedgerAccount, type Leg } from "../../src/domain/Ledger.js"
 import type { Scope } from "../../src/domain/Mode.js"
-import { MoneyJournal, settlementClaimLegs, spendableKobo } from "../../src/domain/MoneyOut.js"
+import { MoneyJournal, settlementClaimLegs } from "../../src/domain/MoneyOut.js"
 import { paymentStateOf } from "../../src/domain/Reconciliation.js"
 import {
   allocationJournal, isSweepable, legFailed, type LegTransferStatus, legReference, MAX_LEG_ATTEMPTS, meetsMinimum, type SplitAmount,
@@ -155,6 +155,15 @@ export class Settlements extends Effect.Service<Settlements>()("services/settlem
         if (!va || !isSweepable(paymentStateOf(va))) return { kind: "held-back" } as Outcome
         const freeKobo = yield* ledger.balance(scope, LedgerAccount.customerFunds(vaId))
         if (!meetsMinimum(freeKobo, run.config.minPayoutKobo)) return { kind: "held-back" } as Outcome
+        // Nothing is paid out while late reversals leave the tenant owing: its next collections recover that first. The
+        // receivable's row is locked (shared, after the account row, before the stripes), so a reversal that would make
+        // it owe waits for this claim, and a claim after such a reversal sees it.
+        const owedKobo = yield* ledger.receivable(scope, "share")
+        if (owedKobo > 0) {
+          const id = yield* recordSkip(scope, vaId, freeKobo, "receivable_outstanding",
+            `the tenant owes ${owedKobo} kobo for late reversals (the bank took back deposits after their money had left); nothing is settled until its next collections have recovered it`)
+          return { kind: "skipped", id } as Outcome
+        }
 
         let plan: ReadonlyArray<SplitLeg> = run.config.splits
         let sm: SubMerchantRow | undefined
@@ -247,6 +256,7 @@ export class Settlements extends Effect.Service<Settlements>()("services/settlem
           if (f.attempts >= MAX_LEG_ATTEMPTS && !moved) continue
           const row = yield* sql.withTransaction(Effect.gen(function* () {
             yield* transfers.lockAccount(f.virtualAccountId)
+            if ((yield* ledger.receivable(scope, "share")) > 0) return undefined
             yield* sql`SELECT 1 FROM settlements WHERE id = ${f.settlementId} FOR UPDATE`
             const [leg] = yield* sql<{ transferRef: string; attempts: number }>`SELECT transfer_ref, attempts FROM settlement_legs
               WHERE settlement_id = ${f.settlementId} AND leg_no = ${f.legNo} FOR UPDATE`
@@ -300,9 +310,9 @@ export class Settlements extends Effect.Service<Settlements>()("services/settlem
           if (sm?.payoutAccountNumber != null) planSubMerchants.set(sm.reference, sm)
         }
         const run: RunContext = { config: c, tenantTo, planSubMerchants }
-        const retriedLegs = yield* retryLegs(scope, c)
-        const available = yield* ledger.available(scope)
-        const budget = yield* Ref.make(spendableKobo(available, yield* ledger.balance(scope, LedgerAccount.tenantReceivable)))
+        // A failed leg is not sent again while the tenant owes for late reversals (each account's claim checks it too).
+        const retriedLegs = (yield* ledger.receivable(scope)) > 0 ? 0 : yield* retryLegs(scope, c)
+        const budget = yield* Ref.make(yield* ledger.available(scope))
         const todo = yield* candidates(scope, c.minPayoutKobo, settings.maxAccountsPerRun)
         const outcomes: Array<Outcome> = []
         yield* Effect.forEach(todo, (cand) =>

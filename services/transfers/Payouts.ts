@@ -5,9 +5,8 @@ import { BadRequest, Conflict, notFound, Unprocessable } from "../../src/contrac
 import { pageOf } from "../../src/contract/Schemas.js"
 import type { Balance, Transfer } from "../../src/contract/Transfer.js"
 import { newId } from "../../src/domain/Ids.js"
-import { LedgerAccount } from "../../src/domain/Ledger.js"
 import type { Scope } from "../../src/domain/Mode.js"
-import { isReservedReference, lagosDay, MoneyJournal, payoutClaimLegs, spendableKobo } from "../../src/domain/MoneyOut.js"
+import { isReservedReference, lagosDay, MoneyJournal, payoutClaimLegs } from "../../src/domain/MoneyOut.js"
 import { Ledger } from "../Ledger.js"
 import { cursorId, limitOf, type PageRequest } from "../Paging.js"
 import { Providers } from "../provider/Providers.js"
@@ -82,14 +81,13 @@ export class Payouts extends Effect.Service<Payouts>()("services/transfers/Payou
         }, settings.leaseMs)
         if (id === undefined) return { kind: "existing" as const, row: (yield* store.find(scope, input.merchantTxRef))! }
         yield* takeFromCap(scope, day, input.amountKobo)
-        // The available balance locked (every stripe), so a reversal cannot change it or the receivable meanwhile.
+        // The available balance locked (every stripe), so a reversal cannot change it meanwhile. (What late reversals
+        // left owing is not in it: it is recovered from later collections before they count as available.)
         const availableKobo = yield* ledger.available(scope, true)
-        const owedKobo = yield* ledger.balance(scope, LedgerAccount.tenantReceivable)
-        if (input.amountKobo > spendableKobo(availableKobo, owedKobo)) {
+        if (input.amountKobo > availableKobo) {
           return yield* new Unprocessable({
             code: "insufficient_balance",
-            message: `This payout of ${input.amountKobo} kobo is more than the available balance (${spendableKobo(availableKobo, owedKobo)} kobo` +
-              `${owedKobo > 0 ? `, after the ${owedKobo} kobo owed for reversals the bank made after the money had left` : ""}). Nothing was sent.`
+            message: `This payout of ${input.amountKobo} kobo is more than the available balance (${availableKobo} kobo). Nothing was sent.`
           })
         }
         yield* ledger.post(scope, MoneyJournal.claim("payout", input.merchantTxRef), payoutClaimLegs(input.amountKobo)).pipe(
@@ -158,10 +156,9 @@ export class Payouts extends Effect.Service<Payouts>()("services/transfers/Payou
         WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND day = ${day}::date`.pipe(Effect.orDie)
       const cap = today?.capKobo ?? (yield* capOf(scope))
       const used = today?.usedKobo ?? 0
-      const receivableKobo = yield* ledger.balance(scope, LedgerAccount.tenantReceivable)
       return {
-        availableKobo: spendableKobo(yield* ledger.available(scope), receivableKobo),
-        receivableKobo,
+        availableKobo: yield* ledger.available(scope),
+        receivableKobo: yield* ledger.receivable(scope),
         heldKobo: figures!.heldKobo,
         pendingReviewKobo: figures!.pendingReviewKobo,
         inTransitKobo: figures!.inTransitKobo,

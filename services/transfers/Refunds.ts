@@ -5,7 +5,7 @@ import type { Refund } from "../../src/contract/Transfer.js"
 import { newId } from "../../src/domain/Ids.js"
 import { LedgerAccount, move } from "../../src/domain/Ledger.js"
 import type { Scope } from "../../src/domain/Mode.js"
-import { decideRefund, MoneyJournal, refundClaimLegs, refundReference, type RefundInput, refundedKobo, spendableKobo, tookMoney } from "../../src/domain/MoneyOut.js"
+import { decideRefund, MoneyJournal, refundClaimLegs, refundReference, type RefundInput, refundedKobo, tookMoney } from "../../src/domain/MoneyOut.js"
 import { overpaymentKobo } from "../../src/domain/Reconciliation.js"
 import { INSIGHTS_ACCOUNT, type InsightsAccountData } from "../../streams/consumers/Registry.js"
 import { Ledger } from "../Ledger.js"
@@ -16,7 +16,7 @@ import { type TransactionRow, Transactions } from "../Transactions.js"
 import { creditedDeposit } from "./Holds.js"
 import { HoldStore } from "./HoldStore.js"
 import { probe } from "./MoneyOutHooks.js"
-import { BankDirectory, type Recipient } from "./BankDirectory.js"
+import { BankDirectory, namesMatch, type Recipient } from "./BankDirectory.js"
 import { MoneyOutSettings } from "./Settings.js"
 import { TransferDispatch } from "./TransferDispatch.js"
 import { type TransferRow, TransferStore } from "./TransferStore.js"
@@ -47,7 +47,8 @@ const refundDecisionError = (reference: string, d: Exclude<ReturnType<typeof dec
 /**
  * Refunds of overpayment (`POST /transactions/{reference}/refund`, interface rules 1 to 7): the deposit's unrefunded
  * surplus, capped by what the account is still overpaid by and by what is still here (its held money first, then its
- * free money as far as the available balance holds it). Name enquiry on the destination first; then the claim (one
+ * free money as far as the available balance holds it). Name enquiry on the destination first (the captured source
+ * must carry the payer's name: refund_destination_unverified otherwise); then the claim (one
  * transaction: the transfer `rfd_<reference>`, the money to refunds_in_transit, amountPaidKobo lowered, the hold
  * released), then the provider. One provider transfer per deposit; another only after one failed.
  */
@@ -88,8 +89,8 @@ export class Refunds extends Effect.Service<Refunds>()("services/transfers/Refun
           heldKobo: hold?.status === "Held" ? hold.heldKobo : 0,
           freeKobo: yield* ledger.balance(scope, LedgerAccount.customerFunds(deposit.virtualAccountId)),
           // In the claim the available balance is locked (after the account and the hold: the lock order), so a
-          // reversal cannot change it or the receivable before the claim commits.
-          availableKobo: spendableKobo(yield* ledger.available(scope, lockHold), yield* ledger.balance(scope, LedgerAccount.tenantReceivable))
+          // reversal cannot change it before the claim commits.
+          availableKobo: yield* ledger.available(scope, lockHold)
         }
         return { input, hold }
       })
@@ -99,8 +100,8 @@ export class Refunds extends Effect.Service<Refunds>()("services/transfers/Refun
         if ((request.accountNumber === undefined) !== (request.bankCode === undefined)) {
           return yield* new BadRequest({ code: "destination_missing", message: "Give both accountNumber and bankCode for the refund's destination, or neither to use the payer's account." })
         }
-        if (request.accountNumber !== undefined) return { accountNumber: request.accountNumber, bankCode: request.bankCode! }
-        if (deposit.senderAccountNumber && deposit.senderBankCode) return { accountNumber: deposit.senderAccountNumber, bankCode: deposit.senderBankCode }
+        if (request.accountNumber !== undefined) return { accountNumber: request.accountNumber, bankCode: request.bankCode!, captured: false }
+        if (deposit.senderAccountNumber && deposit.senderBankCode) return { accountNumber: deposit.senderAccountNumber, bankCode: deposit.senderBankCode, captured: true }
         return yield* new BadRequest({ code: "destination_missing", message: `The bank did not give the payer's account for deposit ${deposit.reference}: send accountNumber and bankCode.` })
       })
 
@@ -161,6 +162,17 @@ export class Refunds extends Effect.Service<Refunds>()("services/transfers/Refun
       }
       const destination = yield* destinationOf(deposit, request)
       const recipient = yield* directory.resolveRecipient(scope, destination.accountNumber, destination.bankCode, request.accountName)
+      // Refunds go to the payer: the captured source must be the payer's, by the bank's own name for it (the name
+      // matcher, as payouts use it). A destination the caller names is the caller's to vouch for.
+      if (destination.captured && deposit.senderName && !namesMatch(deposit.senderName, recipient.accountName)) {
+        return yield* new BadRequest({
+          code: "refund_destination_unverified",
+          message: `The bank names the account deposit ${reference} came from (${destination.accountNumber}, bank ${destination.bankCode}) "${recipient.accountName}", ` +
+            `which does not match the payer's name "${deposit.senderName}". Nothing was sent; give the refund's accountNumber and bankCode to send it to an account you have checked.`,
+          payerName: deposit.senderName,
+          accountName: recipient.accountName
+        })
+      }
       const claimed = yield* claim(scope, deposit, recipient, actor)
       if (claimed.kind === "earlier") return yield* earlier(scope, reference, claimed.row)
       const sent = yield* dispatch.send(scope, claimed.row)

@@ -57,21 +57,39 @@ const create: Command = {
     )
 }
 
+const forceOption: OptionSpec = {
+  name: "force", kind: "flag", description: "approve a tenant that never submitted onboarding (status NotStarted); audited as forced"
+}
+
+/** Approving a tenant with no onboarding details on file unlocks live money on nothing: the operator must say so. */
+const notSubmitted = (tenantId: string) =>
+  new CliFailure({
+    message: `tenant ${tenantId} has not submitted onboarding (status NotStarted): there are no business details to approve, ` +
+      `and approval unlocks live keys and live accounts. Nothing was changed. If you mean it, run: collections tenants approve ${tenantId} --force`
+  })
+
 const decide = (status: Extract<OnboardingStatus, "Approved" | "Rejected">, verb: string): Command => ({
   path: ["tenants", verb],
   summary: `${verb} a tenant's onboarding (audited as ${OPERATOR_ACTOR})`,
   positionals: ["tenantId"],
-  options: [],
-  ...(status === "Approved" ? { details: "An approved tenant can create live API keys and provision live virtual accounts." } : {}),
+  options: status === "Approved" ? [forceOption] : [],
+  ...(status === "Approved"
+    ? {
+      details: "An approved tenant can create live API keys and provision live virtual accounts. A tenant that never submitted " +
+        "onboarding (NotStarted) is refused (exit 1, nothing changed) unless --force is given; a forced approval is audited with forced: true."
+    }
+    : {}),
   run: (args) =>
     withOperatorServices(
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const tenants = yield* Tenants
         const tenantId = args.positionals[0]!
-        const before = yield* sql.withTransaction(
+        const { before, forced } = yield* sql.withTransaction(
           Effect.gen(function* () {
             const tenant = yield* existingTenant(tenantId)
+            const forced = status === "Approved" && tenant.onboardingStatus === "NotStarted"
+            if (forced && !args.flags.has("force")) return yield* notSubmitted(tenantId)
             yield* tenants.setOnboarding(tenantId, status).pipe(Effect.orDie)
             yield* tenants.audit({
               tenantId,
@@ -79,12 +97,12 @@ const decide = (status: Extract<OnboardingStatus, "Approved" | "Rejected">, verb
               actor: OPERATOR_ACTOR,
               action: `onboarding.${status.toLowerCase()}`,
               subject: tenantId,
-              details: { previous: tenant.onboardingStatus }
+              details: { previous: tenant.onboardingStatus, ...(forced ? { forced: true } : {}) }
             })
-            return tenant.onboardingStatus
+            return { before: tenant.onboardingStatus, forced }
           })
         ).pipe(Effect.catchTag("SqlError", Effect.die))
-        yield* printLine(`${tenantId}: onboarding ${status}${before === status ? " (unchanged)" : ` (was ${before})`}`)
+        yield* printLine(`${tenantId}: onboarding ${status}${before === status ? " (unchanged)" : ` (was ${before}${forced ? ", forced" : ""})`}`)
       })
     )
 })

@@ -22,6 +22,7 @@ export const PROBLEM_CODES = {
   no_refundable_surplus: 400,
   nothing_available: 400,
   destination_missing: 400,
+  refund_destination_unverified: 400,
   hold_exceeds_available: 400,
   gate_required: 400,
   gate_not_applicable: 400,
@@ -149,7 +150,12 @@ const annotations = <A>(tag: Tag): Schema.Annotations.Schema<A> => ({
 })
 
 // One class per status; the `code` says which case it is.
-export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", fieldsOf("BadRequest"), annotations("BadRequest")) {}
+/** A 400 may name the two names that did not match (`refund_destination_unverified`: the deposit's payer, the bank's account). */
+export class BadRequest extends Schema.TaggedError<BadRequest>()(
+  "BadRequest",
+  { ...fieldsOf("BadRequest"), payerName: Schema.optional(Schema.String), accountName: Schema.optional(Schema.String) },
+  annotations("BadRequest")
+) {}
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", fieldsOf("Unauthorized"), annotations("Unauthorized")) {}
 export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", fieldsOf("Forbidden"), annotations("Forbidden")) {}
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", fieldsOf("NotFound"), annotations("NotFound")) {}

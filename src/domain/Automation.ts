@@ -184,13 +184,17 @@ export const dryRunOutcome = (action: FlowAction, firing: Firing, d: DepositFact
   }
 }
 
-/** One deposit of a dry run: whether the rule or flow would fire, and what each of its actions would do. */
-export const dryRunResult = (d: DepositFacts, fired: boolean, firing: Firing) => ({
+/**
+ * One deposit of a dry run: whether the rule or flow would fire, and what each of its actions would do. A step's
+ * `action` is spelt as its rule or flow spells it: a flow's lower-case (`hold`), a rule's as the rule names it (`Hold`,
+ * `ReviewFlag`; give `ruleAction`).
+ */
+export const dryRunResult = (d: DepositFacts, fired: boolean, firing: Firing, ruleAction?: RuleAction) => ({
   transactionReference: d.reference,
   accountRef: d.accountRef,
   amountKobo: d.amountKobo,
   fired,
-  steps: fired ? firing.actions.map((action) => ({ action, outcome: dryRunOutcome(action, firing, d) })) : []
+  steps: fired ? firing.actions.map((action) => ({ action: ruleAction ?? action, outcome: dryRunOutcome(action, firing, d) })) : []
 })
 
 /** 500000 -> "5,000.00 NGN": naira with kobo, for words people read (amounts on the wire stay integer kobo). */

@@ -71,6 +71,11 @@ export const decideInflow = (i: InflowInput): DepositOutcome => {
 export interface ReversalInput {
   readonly account: AccountContext | null
   readonly amountKobo: number
+  /**
+   * What the holds of the credits it takes back keep in escrow, each up to what it takes of that credit (the reversed
+   * deposit's hold first): `heldToTake`. 0 when none of them is held.
+   */
+  readonly heldKobo: number
   /** What is still free in the account's customer_funds (not held, settled or refunded). */
   readonly freeKobo: number
   /** The tenant's available balance: what its collections still hold after payouts. */
@@ -79,10 +84,11 @@ export interface ReversalInput {
 
 /**
  * A reversal lowers the running balance (amountPaidKobo) by what there is to reverse: min(amount, amount paid). That
- * part leaves customer_funds as far as the account's free money and the tenant's available balance still hold it; the
- * rest had already left (held, settled, refunded or paid out) and is posted to tenant_receivable, so provider_clearing
- * keeps matching the bank. A reversal with nothing to reverse (nothing paid, or an unknown NUBAN) posts nothing and
- * waits for review: it is not a Completed reversal, and it is no payment activity on the account.
+ * part comes first out of the reversed deposits' holds in escrow (`heldKobo`), then out of the account's free money as
+ * far as it and the tenant's available balance still hold it; only the rest, which had already left (settled, refunded
+ * or paid out), is posted to tenant_receivable, so provider_clearing keeps matching the bank and nothing of it is left
+ * unposted. A reversal with nothing to reverse (nothing paid, or an unknown NUBAN) posts nothing and waits for review:
+ * it is not a Completed reversal, and it is no payment activity on the account.
  */
 export const decideReversalOutcome = (i: ReversalInput): DepositOutcome => {
   if (i.account === null) {
@@ -98,14 +104,47 @@ export const decideReversalOutcome = (i: ReversalInput): DepositOutcome => {
       amountPaidAfterKobo: r.amountPaidAfterKobo, paymentStateAfter: r.paymentStateAfter, legs: []
     }
   }
-  const fromFunds = Math.max(0, Math.min(r.reversedKobo, i.freeKobo, i.availableKobo))
+  const fromEscrow = Math.max(0, Math.min(r.reversedKobo, i.heldKobo))
+  const fromFunds = Math.max(0, Math.min(r.reversedKobo - fromEscrow, i.freeKobo, i.availableKobo))
+  const owed = r.reversedKobo - fromEscrow - fromFunds
   return {
     status: "Completed", reconciliationStatus: "Reversal", risk: NO_RISK, appliedKobo: r.reversedKobo, surplusKobo: 0,
     amountPaidAfterKobo: r.amountPaidAfterKobo, paymentStateAfter: r.paymentStateAfter,
     legs: [
+      ...(fromEscrow > 0 ? [{ account: LedgerAccount.escrow(i.account.id), amountKobo: fromEscrow }] : []),
       ...(fromFunds > 0 ? [{ account: LedgerAccount.customerFunds(i.account.id), amountKobo: fromFunds }] : []),
-      ...(r.reversedKobo > fromFunds ? [{ account: LedgerAccount.tenantReceivable, amountKobo: r.reversedKobo - fromFunds }] : []),
+      ...(owed > 0 ? [{ account: LedgerAccount.tenantReceivable, amountKobo: owed }] : []),
       { account: LedgerAccount.providerClearing, amountKobo: -r.reversedKobo }
     ]
   }
+}
+
+/**
+ * What of each held credit a reversal takes from escrow: for every credit it takes back (`takes`, in the order it takes
+ * them), the smaller of what it takes of that credit and what the credit's active hold still keeps (`holds`, by
+ * reference).
+ */
+export const heldToTake = (
+  takes: ReadonlyArray<{ readonly reference: string; readonly takenKobo: number }>,
+  holds: ReadonlyMap<string, number>
+): ReadonlyArray<{ readonly reference: string; readonly takenKobo: number }> =>
+  takes.flatMap((t) => {
+    const held = Math.min(t.takenKobo, holds.get(t.reference) ?? 0)
+    return held > 0 ? [{ reference: t.reference, takenKobo: held }] : []
+  })
+
+/**
+ * A late reversal's receivable is recovered from the tenant's next free collections, before they count as available:
+ * a Completed inflow credited to an account pays off up to what is owed (`owedKobo`), moving that much of its credit
+ * from the account's customer_funds to tenant_receivable in its own journal. Anything else (held for review, unmatched,
+ * a reversal) recovers nothing.
+ */
+export const recoverFrom = (outcome: DepositOutcome, accountId: string, owedKobo: number): { readonly outcome: DepositOutcome; readonly recoveredKobo: number } => {
+  const credit = LedgerAccount.customerFunds(accountId)
+  const credited = outcome.status === "Completed" && outcome.reconciliationStatus !== "Reversal"
+    ? -(outcome.legs.find((l) => l.account === credit)?.amountKobo ?? 0)
+    : 0
+  const recoveredKobo = Math.max(0, Math.min(credited, owedKobo))
+  if (recoveredKobo === 0) return { outcome, recoveredKobo }
+  return { outcome: { ...outcome, legs: [...outcome.legs, ...move(credit, LedgerAccount.tenantReceivable, recoveredKobo)] }, recoveredKobo }
 }

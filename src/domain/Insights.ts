@@ -18,6 +18,10 @@
  *   sum of its receivables' outstanding kobo and `count` how many there are; fully paid receivables are left out, so
  *   the buckets add up to the total outstanding. The caller's due date: a billing period's due date, else the account's
  *   expiry date, else its creation date.
+ * - Overdue (the copilot's "what is overdue"): a receivable with something outstanding whose due date has passed, 1 day
+ *   or more past due; billing's `Overdue` likewise starts the Lagos day after the due date. What falls due today or
+ *   later is outstanding but not yet due, so overdue is not the "0-7" bucket: due Monday, asked on Monday or before,
+ *   it is not overdue; asked on Tuesday, it is (1 day).
  * - Forecast over the next `days` (7 to 180) Lagos days, today included: one row per Monday-to-Sunday week that
  *   overlaps those days (the first row's `weekStart` is the Monday on or before today, so it can be before today).
  *   `scheduledKobo` = billing amounts falling due on that week's days inside the horizon. Run-rate per day =
@@ -110,6 +114,12 @@ export const daysPastDue = (dueMs: number, nowMs: number): number => {
   return Math.max(0, lagosDayNumber(nowMs) - lagosDayNumber(dueMs))
 }
 
+/** Days past due from which a receivable with something outstanding is overdue: its due date has passed. */
+export const OVERDUE_FROM_DAYS = 1
+
+/** Whether a receivable `days` past due (as `daysPastDue` counts them: 0 on its due day and before it) is overdue. */
+export const isOverdue = (days: number): boolean => days >= OVERDUE_FROM_DAYS
+
 /** 0..7 (and anything below, not yet due) -> "0-7"; 8..30 -> "8-30"; 31..60 -> "31-60"; 61 and more -> "60+". */
 export const agingBucketOf = (days: number): AgingLabel =>
   days <= 7 ? "0-7" : days <= 30 ? "8-30" : days <= 60 ? "31-60" : "60+"
@@ -139,6 +149,16 @@ export const agingOf = (items: ReadonlyArray<AgingItem>, nowMs: number): Readonl
     amount[i]! += item.outstandingKobo
   }
   return AGING_BUCKETS.map((label, i) => ({ label, count: count[i]!, amountKobo: amount[i]! }))
+}
+
+/** Outstanding receivables split by `isOverdue` (the insight service's `overdue` answers it from the roll-ups). */
+export interface OverdueSplit {
+  /** Receivables past their due date: how many, their outstanding kobo. */
+  readonly overdue: { readonly count: number; readonly amountKobo: number }
+  /** The overdue ones by days past due, in AGING_BUCKETS order ("0-7" then holds only 1 to 7 days). */
+  readonly buckets: ReadonlyArray<AgingBucket>
+  /** Receivables due today or later: outstanding, not overdue. */
+  readonly notYetDue: { readonly count: number; readonly amountKobo: number }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -37,7 +37,7 @@ export const CHART: ReadonlyArray<AccountFamily> = [
   { name: "fees:platform", kind: "liability", keyedBy: null, mayChangeSign: false, guarded: false, holds: "platform fees kept by the tenant from sub-merchant collections, not yet paid to its settlement account" },
   { name: "settlement_pending", kind: "liability", keyedBy: null, mayChangeSign: false, guarded: false, holds: "swept for the tenant's own settlement account and not yet sent (a failed leg's money waiting for its retry)" },
   { name: "settlements_in_transit", kind: "liability", keyedBy: null, mayChangeSign: false, guarded: false, holds: "settlement legs sent to the provider, not yet confirmed" },
-  { name: "tenant_receivable", kind: "asset", keyedBy: null, mayChangeSign: false, guarded: false, holds: "what the provider took back (a late reversal) after the money had already left" }
+  { name: "tenant_receivable", kind: "asset", keyedBy: null, mayChangeSign: false, guarded: true, holds: "what the provider took back (a late reversal) beyond what the deposit's hold and its account's free money still held; recovered from the tenant's next free collections" }
 ]
 
 export const LedgerAccount = {
@@ -63,14 +63,17 @@ export const LedgerAccount = {
  * failed, `payouts_drawn`), is kept as up to `AVAILABLE_STRIPES` rows `available:<n>` whose sum it is, each never below
  * zero: every deposit batch raises it, and one row per tenant would make the reconciler's partitions wait for each
  * other's commits; a raise takes any stripe no one holds, a lowering locks them all. The others mirror their ledger
- * account's natural balance.
+ * account's natural balance. The `tenant_receivable` row exists from the tenant's creation (migration 0019); a step that
+ * recovers from it, adds to it or must see it at zero (settlement) locks it after the account rows and before the
+ * stripes.
  */
 export const AVAILABLE_STRIPES = 8
 export const GuardedBalance = {
   available: "available",
   availableStripe: (n: number) => `available:${n}`,
   escrow: LedgerAccount.escrow,
-  subMerchant: LedgerAccount.subMerchant
+  subMerchant: LedgerAccount.subMerchant,
+  receivable: LedgerAccount.tenantReceivable
 } as const
 
 /** The family an account name belongs to; undefined for a name outside the chart. */

@@ -143,12 +143,6 @@ export const decideOutcome = (
 export const transferEventType = (status: TransferStatus): string | undefined =>
   status === "Successful" ? "transfer.successful" : status === "Failed" ? "transfer.failed" : status === "Reversed" ? "transfer.reversed" : undefined
 
-/**
- * What money out (payouts, the free part of refunds) may still send: the available balance less what the tenant owes
- * for late reversals (`tenant_receivable`). The bank already took that money back; paying it out again would lose it.
- */
-export const spendableKobo = (availableKobo: number, receivableKobo: number): number => Math.max(0, availableKobo - receivableKobo)
-
 export interface HoldInput {
   /** What the deposit credited to its account. */
   readonly appliedKobo: number
@@ -175,7 +169,7 @@ export interface RefundInput {
   readonly heldKobo: number
   /** The account's free money (customer_funds). */
   readonly freeKobo: number
-  /** What money out may still send: the tenant's available balance less what it owes (`spendableKobo`). */
+  /** The tenant's available balance (what late reversals left owing was recovered before it counted). */
   readonly availableKobo: number
 }
 

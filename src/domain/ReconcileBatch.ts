@@ -1,6 +1,6 @@
-import { type AccountContext, decideInflow, decideReversalOutcome, type DepositOutcome, type TransactionStatus } from "./DepositDecision.js"
-import { availableDelta } from "./Ledger.js"
-import { isDuplicateInflow, type PriorCredit } from "./Reconciliation.js"
+import { type AccountContext, decideInflow, decideReversalOutcome, type DepositOutcome, heldToTake, recoverFrom, type TransactionStatus } from "./DepositDecision.js"
+import { availableDelta, LedgerAccount } from "./Ledger.js"
+import { decideReversal, isDuplicateInflow, type PriorCredit } from "./Reconciliation.js"
 import { PAYER_REUSE_WINDOW_MS, VELOCITY_WINDOW_MS } from "./Risk.js"
 
 /**
@@ -57,6 +57,14 @@ export interface TableReads {
   readonly freeKobo: ReadonlyMap<string, number>
   /** Only for batches holding a reversal, by scope: the tenant's available balance. */
   readonly availableKobo: ReadonlyMap<string, number>
+  /** Only for batches holding a reversal, by account reversed: what its deposits' active holds keep, by reference. */
+  readonly holds: ReadonlyMap<string, ReadonlyMap<string, number>>
+  /**
+   * By scope: what the tenant owes for late reversals (tenant_receivable), read (and locked) only for the scopes that
+   * may owe (the tenant's flag) and those a reversal of the batch belongs to. A scope not read owes nothing as far as
+   * this batch can tell, and its inflows recover nothing.
+   */
+  readonly receivableKobo: ReadonlyMap<string, number>
 }
 
 export interface Decided {
@@ -73,6 +81,10 @@ export interface BatchDecision {
   readonly accounts: ReadonlyMap<string, number>
   /** Table credits a reversal of the batch took from: their reversed total and status after it. */
   readonly reversedCredits: ReadonlyArray<{ readonly id: number; readonly reversedKobo: number; readonly status: TransactionStatus }>
+  /** Holds a reversal of the batch took money from (escrow), by scope and deposit reference: how much, in total. */
+  readonly holdsTaken: ReadonlyArray<{ readonly scopeKey: string; readonly reference: string; readonly takenKobo: number }>
+  /** What each scope read (`TableReads.receivableKobo`) owes after the batch. */
+  readonly receivables: ReadonlyMap<string, number>
 }
 
 interface Credit {
@@ -99,6 +111,10 @@ export const decideBatch = (
   const paid = new Map([...accounts.values()].map((a) => [a.id, a.amountPaidKobo]))
   const free = new Map(table.freeKobo)
   const available = new Map(table.availableKobo)
+  const owed = new Map(table.receivableKobo)
+  // What the holds of reversed accounts still keep, by account and reference; and what reversals took from them.
+  const held = new Map([...table.holds].map(([id, byRef]) => [id, new Map(byRef)]))
+  const heldTaken = new Map<string, { scopeKey: string; reference: string; takenKobo: number }>()
   const touched = new Set<string>()
   // The batch's own inflows so far, per account (every one is recorded Completed or PendingReview).
   const earlier = new Map<string, Array<{ readonly index: number; readonly d: BatchDeposit }>>()
@@ -149,8 +165,9 @@ export const decideBatch = (
     }
   }
 
-  /** Takes `amountKobo` back from the account's credits: the named session first, then newest first. */
+  /** Takes `amountKobo` back from the account's credits: the named session first, then newest first; answers the takes. */
   const allocateReversal = (accountId: string, named: string | null, amountKobo: number) => {
+    const takes: Array<{ reference: string; takenKobo: number }> = []
     const order = creditsOf(accountId)
       .filter((c) => c.reversedKobo < c.amountKobo)
       .sort((a, b) =>
@@ -164,12 +181,14 @@ export const decideBatch = (
       const take = Math.min(left, c.amountKobo - c.reversedKobo)
       left -= take
       c.reversedKobo += take
+      takes.push({ reference: c.reference, takenKobo: take })
       const gone = c.reversedKobo === c.amountKobo
       if (c.tableId !== null) {
         reversedAfter.set(c.tableId, c.reversedKobo)
         if (gone) goneTable.add(c.tableId)
       } else if (gone) goneBatch.add(c.batchIndex!)
     }
+    return takes
   }
 
   deposits.forEach((d, index) => {
@@ -181,6 +200,12 @@ export const decideBatch = (
     if (d.kind === "inflow") {
       const inputs = state ? riskInputs(d, index, state.id) : NO_INPUTS
       outcome = decideInflow({ account: context, amountKobo: d.amountKobo, senderName: d.senderName, riskThreshold: state?.riskThreshold ?? 100, ...inputs })
+      if (state && (owed.get(d.scopeKey) ?? 0) > 0) {
+        // Oldest first: the batch's deposits in their order, each paying off what is still owed before it counts.
+        const recovered = recoverFrom(outcome, state.id, owed.get(d.scopeKey)!)
+        outcome = recovered.outcome
+        owed.set(d.scopeKey, owed.get(d.scopeKey)! - recovered.recoveredKobo)
+      }
       if (state) {
         const list = earlier.get(state.id) ?? []
         list.push({ index, d })
@@ -192,13 +217,26 @@ export const decideBatch = (
         }
       }
     } else {
+      // What there is to reverse is taken from the credits first, so the holds of the credits it takes are known.
+      const reversedKobo = context ? decideReversal(context.figures, d.amountKobo).reversedKobo : 0
+      const takes = state && reversedKobo > 0 ? allocateReversal(state.id, d.reversedReference, reversedKobo) : []
+      const holds = state && takes.length > 0 ? must(held.get(state.id), `holds of ${state.id}`) : new Map<string, number>()
+      const fromHolds = heldToTake(takes, holds)
       outcome = decideReversalOutcome({
         account: context,
         amountKobo: d.amountKobo,
+        heldKobo: fromHolds.reduce((s, h) => s + h.takenKobo, 0),
         freeKobo: state ? must(free.get(state.id), `customer funds of ${state.id}`) : 0,
         availableKobo: state ? must(available.get(d.scopeKey), `available balance of ${d.scopeKey}`) : 0
       })
-      if (state && outcome.appliedKobo > 0) allocateReversal(state.id, d.reversedReference, outcome.appliedKobo)
+      for (const h of fromHolds) {
+        holds.set(h.reference, holds.get(h.reference)! - h.takenKobo)
+        const key = `${d.scopeKey}|${h.reference}`
+        const prev = heldTaken.get(key)
+        heldTaken.set(key, { scopeKey: d.scopeKey, reference: h.reference, takenKobo: (prev?.takenKobo ?? 0) + h.takenKobo })
+      }
+      const receivable = outcome.legs.find((l) => l.account === LedgerAccount.tenantReceivable)?.amountKobo ?? 0
+      if (receivable > 0) owed.set(d.scopeKey, must(owed.get(d.scopeKey), `receivable of ${d.scopeKey}`) + receivable)
     }
     if (state) {
       paid.set(state.id, outcome.amountPaidAfterKobo!)
@@ -228,6 +266,8 @@ export const decideBatch = (
     accounts: new Map([...touched].map((id) => [id, paid.get(id)!])),
     reversedCredits: [...reversedAfter].map(([id, reversedKobo]) => ({
       id, reversedKobo, status: reversedKobo === tableAmounts.get(id) ? "Reversed" as const : "Completed" as const
-    }))
+    })),
+    holdsTaken: [...heldTaken.values()],
+    receivables: owed
   }
 }

@@ -15,6 +15,12 @@ const ERRORS: Readonly<Record<string, string>> = {
   "503": "The service is stopping or its database is unavailable; retry."
 }
 const RECEIVER = /^\/(?:api\/v1\/)?webhooks\//
+/**
+ * The methods whose body the shared input checks look at (src/http/Problem.ts, before routing): any body on them may be
+ * refused for its size (413) or, outside the provider receiver, its media type (415), whether or not the operation
+ * reads one.
+ */
+const BODY_METHODS = new Set(["post", "put", "patch", "delete"])
 
 /** Schema-library words the generator leaves behind: titles such as `maxLength(64)` or `int`, descriptions such as "a string that will be trimmed". */
 const clean = (node: unknown, isInfo = false): void => {
@@ -38,11 +44,12 @@ const prune = (spec: Spec) => {
 
 /**
  * The OpenAPI document a user can learn from: each operation's summary, description and access (plane and role),
- * "Not built yet (501)" on what answers 501, 413/415 where a body is read, and no generator artefacts.
+ * "Not built yet (501)" on what answers 501, 413/415 on every method a body may come with (a bodyless POST too: the
+ * check runs before routing), and no generator artefacts.
  */
 export const documentOperations = (spec: Spec): Spec => {
   for (const [path, item] of Object.entries(spec.paths ?? {}) as Array<[string, Spec]>) {
-    for (const op of Object.values(item) as Array<Spec>) {
+    for (const [method, op] of Object.entries(item) as Array<[string, Spec]>) {
       const d = OPERATION_DOCS[op.operationId]
       if (d) {
         op.summary = d.summary
@@ -52,9 +59,13 @@ export const documentOperations = (spec: Spec): Spec => {
         op.description = `${op.description}\n\n${PUBLIC_ACCESS}`
       }
       if (op.summary && op.responses?.["501"]) op.summary = `Not built yet (501): ${op.summary}`
-      if (op.requestBody) {
+      if (BODY_METHODS.has(method)) {
         op.responses["413"] = problem("The body is larger than 1 MiB (code payload_too_large).")
-        if (!RECEIVER.test(path)) op.responses["415"] = problem("The body is not JSON (code unsupported_media_type).")
+        if (!RECEIVER.test(path)) {
+          op.responses["415"] = problem(op.requestBody
+            ? "The body is not JSON (code unsupported_media_type)."
+            : "A body was sent with a content type other than JSON (code unsupported_media_type): this operation takes no body, so send none.")
+        }
       }
       for (const [status, response] of Object.entries(op.responses ?? {}) as Array<[string, Spec]>) {
         if (Number(status) >= 400) response.description = ERRORS[status] ?? response.description ?? STATUS_TITLES[Number(status)]

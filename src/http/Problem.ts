@@ -18,7 +18,9 @@ export const ProblemDetails = Schema.Struct({
   message: Schema.String,
   instance: Schema.optional(Schema.String),
   errors: Schema.optional(Schema.Array(FieldError)),
-  remainingKobo: Schema.optional(Schema.Int)
+  remainingKobo: Schema.optional(Schema.Int),
+  payerName: Schema.optional(Schema.String),
+  accountName: Schema.optional(Schema.String)
 }).annotations({ identifier: "ProblemDetails" })
 
 const DEFAULT_CODES: Record<number, [string, string]> = {
@@ -86,16 +88,17 @@ const fromBody = (status: number, body: Record<string, unknown> | undefined, req
   if (typeof body?.code === "string" && typeof body?.message === "string") {
     return {
       code: body.code, message: body.message, ...(Array.isArray(body.errors) ? { errors: body.errors } : {}),
-      ...(typeof body.remainingKobo === "number" ? { remainingKobo: body.remainingKobo } : {})
+      ...(typeof body.remainingKobo === "number" ? { remainingKobo: body.remainingKobo } : {}),
+      ...(typeof body.payerName === "string" ? { payerName: body.payerName } : {}),
+      ...(typeof body.accountName === "string" ? { accountName: body.accountName } : {})
     }
   }
   if (status === 404) return { code: fallback[0], message: `No route for ${req.method} ${req.url.split("?")[0]}.` }
   return { code: fallback[0], message: fallback[1] }
 }
 
-/** Runs just before every response is written, so built-in 400/404/500s come out as problem documents too. */
-const rewriteToProblem: HttpApp.PreResponseHandler = (req, res) => {
-  if (res.status < 400) return Effect.succeed(res)
+/** The code, message and details the problem document of an error response (4xx, 5xx) carries. */
+const problemOf = (req: HttpServerRequest.HttpServerRequest, res: HttpServerResponse.HttpServerResponse) => {
   let body: Record<string, unknown> | undefined
   if (res.body._tag === "Uint8Array") {
     try {
@@ -104,8 +107,21 @@ const rewriteToProblem: HttpApp.PreResponseHandler = (req, res) => {
       body = undefined
     }
   }
+  return fromBody(res.status, body, req)
+}
+
+/**
+ * The problem code an error response goes out with (what `rewriteToProblem` will write), for the access log; undefined
+ * below 400.
+ */
+export const problemCodeOf = (req: HttpServerRequest.HttpServerRequest, res: HttpServerResponse.HttpServerResponse): string | undefined =>
+  res.status < 400 ? undefined : problemOf(req, res).code
+
+/** Runs just before every response is written, so built-in 400/404/500s come out as problem documents too. */
+const rewriteToProblem: HttpApp.PreResponseHandler = (req, res) => {
+  if (res.status < 400) return Effect.succeed(res)
   return Effect.succeed(
-    HttpServerResponse.unsafeJson(problemDocument(res.status, fromBody(res.status, body, req), req.url), { status: res.status, contentType: PROBLEM_JSON, headers: res.headers })
+    HttpServerResponse.unsafeJson(problemDocument(res.status, problemOf(req, res), req.url), { status: res.status, contentType: PROBLEM_JSON, headers: res.headers })
   )
 }
 
@@ -118,6 +134,9 @@ export const problemDocument = (
     readonly errors?: ReadonlyArray<{ readonly path: string; readonly message: string }>
     /** A 422 of money out: how much is left (of the daily payout cap). */
     readonly remainingKobo?: number
+    /** A refund refused for its destination: the deposit's payer name and the bank's name of the account. */
+    readonly payerName?: string
+    readonly accountName?: string
   },
   url: string
 ) => ({
@@ -128,6 +147,8 @@ export const problemDocument = (
   message: detail.message,
   ...(detail.errors ? { errors: detail.errors } : {}),
   ...(detail.remainingKobo !== undefined ? { remainingKobo: detail.remainingKobo } : {}),
+  ...(detail.payerName !== undefined ? { payerName: detail.payerName } : {}),
+  ...(detail.accountName !== undefined ? { accountName: detail.accountName } : {}),
   instance: url.split("?")[0]
 })
 
@@ -138,8 +159,9 @@ export const TOO_LARGE = { code: "payload_too_large", message: `The request body
 export const INTERNAL_ERROR = { code: "internal_error", message: DEFAULT_CODES[500]![1] } as const
 
 /**
- * A body over the limit that declares its length is refused with 413 before it is read. (Reading past the limit
- * makes the Node adapter destroy the request stream, which resets the connection with no answer at all.)
+ * A body over the limit that declares its length is refused with 413 before it is read (on the methods that carry a
+ * body; a GET's is never read). (Reading past the limit makes the Node adapter destroy the request stream, which
+ * resets the connection with no answer at all.)
  */
 const tooLarge = HttpServerResponse.unsafeJson(TOO_LARGE, { status: 413 })
 
@@ -173,7 +195,7 @@ export const problemDetails = HttpMiddleware.make((app) =>
   Effect.zipRight(
     HttpApp.appendPreResponseHandler(rewriteToProblem),
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (req) =>
-      Number(req.headers["content-length"] ?? 0) > MAX_BODY_BYTES
+      BODY_METHODS.has(req.method) && Number(req.headers["content-length"] ?? 0) > MAX_BODY_BYTES
         ? Effect.orDie(rewriteToProblem(req, tooLarge)) // answered here, outside the app, so the pre-response handler would not see it
         : HttpIncomingMessage.withMaxBodySize(
           Effect.flatMap(guard(req), (refused) => refused ? Effect.orDie(rewriteToProblem(req, refused)) : app),

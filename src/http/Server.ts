@@ -16,7 +16,7 @@ import { WebhookEndpointsHandlers } from "./handlers/WebhookEndpointHandlers.js"
 import { VirtualAccountHandlers } from "./handlers/VirtualAccountHandlers.js"
 import { DashboardRoutes } from "./DashboardPage.js"
 import { databaseUnavailable } from "./DatabaseUnavailable.js"
-import { problemDetails } from "./Problem.js"
+import { problemCodeOf, problemDetails } from "./Problem.js"
 import { AuthenticationLive } from "./Security.js"
 
 /** A caller's own `x-request-id` is kept when it is a plain token; anything else gets a fresh id. */
@@ -25,13 +25,17 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 /** Path segments that are secrets (the opaque checkout token) are logged as their parameter name. */
 const loggablePath = (url: string) => url.split("?")[0]!.replace(/\/checkout\/(?!sessions(?:\/|$))[^/]+/, "/checkout/{token}")
 
+/** A problem code as the access log writes it: a stable snake_case word, nothing a caller could smuggle in. */
+const LOGGABLE_CODE = /^[a-z0-9_]{1,64}$/
+
 /**
- * One access log line per request at info (method, path without its query, status, duration, request id; never a
- * header, token or query string), the request id echoed as `x-request-id`, and every 5xx logged with its cause (501
- * is expected until its issue lands). The receiver's fast path answers before this app and is not logged: it is the
- * hot path, and a log line per deposit webhook costs throughput.
+ * One access log line per request at info (method, path without its query, status, duration, request id, and on a 4xx
+ * or 5xx the problem `code` the answer carries; never a header, token or query string), the request id echoed as
+ * `x-request-id`, and every 5xx logged with its cause (501 is expected until its issue lands). The receiver's fast
+ * path answers before this app and is not logged: it is the hot path, and a log line per deposit webhook costs
+ * throughput.
  */
-const accessLog = HttpMiddleware.make((app) =>
+export const accessLog = HttpMiddleware.make((app) =>
   Effect.gen(function* () {
     const req = yield* HttpServerRequest.HttpServerRequest
     const given = req.headers["x-request-id"]
@@ -39,11 +43,12 @@ const accessLog = HttpMiddleware.make((app) =>
     const path = loggablePath(req.url)
     const started = yield* Clock.currentTimeMillis
     yield* HttpApp.appendPreResponseHandler((_, res) => Effect.succeed(HttpServerResponse.setHeader(res, "x-request-id", requestId)))
-    const report = (status: number, cause?: Cause.Cause<unknown>) =>
+    const report = (status: number, res?: HttpServerResponse.HttpServerResponse, cause?: Cause.Cause<unknown>) =>
       Effect.gen(function* () {
         const durationMs = (yield* Clock.currentTimeMillis) - started
+        const code = res === undefined ? undefined : problemCodeOf(req, res)
         // One line: the pretty logger would print each annotation on a line of its own.
-        const line = `${req.method} ${path} ${status} ${durationMs}ms request=${requestId}`
+        const line = `${req.method} ${path} ${status} ${durationMs}ms request=${requestId}${code !== undefined && LOGGABLE_CODE.test(code) ? ` code=${code}` : ""}`
         // 503 is an outage the service reports and rides out (Postgres or NATS away, a stop): a warning, not an error,
         // or a readiness probe polling through an outage floods the log.
         if (status === 503) yield* Effect.logWarning(line)
@@ -53,10 +58,10 @@ const accessLog = HttpMiddleware.make((app) =>
     return yield* app.pipe(
       Effect.onExit((exit) =>
         Exit.isSuccess(exit)
-          ? report(exit.value.status)
+          ? report(exit.value.status, exit.value)
           : Cause.isInterruptedOnly(exit.cause)
             ? report(499)
-            : Effect.flatMap(HttpServerError.causeResponse(exit.cause), ([res, cause]) => report(res.status, cause))
+            : Effect.flatMap(HttpServerError.causeResponse(exit.cause), ([res, cause]) => report(res.status, res, cause))
       )
     )
   })

@@ -37,8 +37,14 @@ export const INSIGHTS: Subscription = {
   eventTypes: ["deposit.reconciled", "transaction.reviewed", INSIGHTS_ACCOUNT, INSIGHTS_SCHEDULE]
 }
 
+/**
+ * Billing at payment time (services/billing/BillingConsumer.ts): a deposit or a review decision that pays (or un-pays) a
+ * billed account's period marks it and stages `billing.period.paid` within a pass.
+ */
+export const BILLING: Subscription = { name: "billing", eventTypes: ["deposit.reconciled", "transaction.reviewed"] }
+
 /** The consumers the service runs. A new consumer is added here (and run with `makeConsumerRunner`). */
-export const BUILT_IN: ReadonlyArray<Subscription> = [RELAY, WEBHOOKS, AUTOMATION, AUTOMATION_ACTIONS, INSIGHTS]
+export const BUILT_IN: ReadonlyArray<Subscription> = [RELAY, WEBHOOKS, AUTOMATION, AUTOMATION_ACTIONS, INSIGHTS, BILLING]
 
 const NAME = /^[a-z][a-z0-9_-]{0,62}$/
 const EVENT_TYPE = /^[a-z][a-z0-9_.]{0,99}$/

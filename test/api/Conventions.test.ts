@@ -1,8 +1,10 @@
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { HttpClient, HttpClientRequest, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { expect, layer } from "@effect/vitest"
-import { Effect, LogLevel } from "effect"
+import { Effect, Exit, LogLevel } from "effect"
 import { SignJWT } from "jose"
 import { Api } from "../../src/http/Api.js"
+import { problemDetails } from "../../src/http/Problem.js"
+import { accessLog } from "../../src/http/Server.js"
 import { Keys } from "../../services/Keys.js"
 import { expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { eventBody, testTenant } from "../support/Pipeline.js"
@@ -268,9 +270,61 @@ layer(makeWebhooksTestApp({ config: { logLevel: LogLevel.All }, logs: logs.layer
       const lines = access().slice(before)
       expect(lines).toEqual([
         expect.stringMatching(/^INFO GET \/api\/v1\/virtual-accounts 200 \d+ms request=trace-1$/),
-        expect.stringMatching(/^INFO GET \/api\/v1\/checkout\/\{token\} 404 \d+ms request=[0-9a-f-]{36}$/)
+        expect.stringMatching(/^INFO GET \/api\/v1\/checkout\/\{token\} 404 \d+ms request=[0-9a-f-]{36} code=checkout_session_not_found$/)
       ])
       const all = logs.lines.join("\n")
       for (const secret of [token, ownerToken, "hush-query", "ck_secret_token_123"]) expect(all).not.toContain(secret)
+    }))
+
+  it.effect("a 4xx line ends with the problem code the answer carries (code=...); a 2xx line has none", () =>
+    Effect.gen(function* () {
+      const { ownerToken } = yield* signup()
+      const { token } = yield* apiToken(ownerToken, "test")
+      const access = () => logs.lines.filter((l) => /^INFO (GET|POST) /.test(l))
+      const before = access().length
+      // Each kind of 4xx: the auth middleware's, the input checks' before routing, the payload decoder's, a handler's,
+      // the router's. The code logged is the one in the answer's body.
+      const answers = [
+        yield* raw("GET", VA, { headers: { "x-request-id": "log-401" } }),
+        yield* raw("POST", VA, { token, body: "accountRef=x", contentType: "text/plain", headers: { "x-request-id": "log-415" } }),
+        yield* raw("POST", VA, { token, body: JSON.stringify({ accountRef: "log-1", name: "Log", expectedAmountKbo: 5 }), headers: { "x-request-id": "log-400" } }),
+        yield* raw("POST", VA, { token, body: JSON.stringify({ accountRef: "log-1", name: "Log", expectedAmountKobo: "five" }), headers: { "x-request-id": "log-400b" } }),
+        yield* raw("GET", `${VA}/no-such-account`, { token, headers: { "x-request-id": "log-404" } }),
+        yield* raw("GET", "/api/v1/no-such-route", { headers: { "x-request-id": "log-404b" } }),
+        yield* raw("GET", VA, { token, headers: { "x-request-id": "log-200" } })
+      ]
+      expect(answers.map((a) => [a.status, a.body?.code])).toEqual([
+        [401, "missing_token"], [415, "unsupported_media_type"], [400, "unknown_field"], [400, "validation_failed"],
+        [404, "virtual_account_not_found"], [404, "route_not_found"], [200, undefined]
+      ])
+      expect(access().slice(before)).toEqual([
+        expect.stringMatching(/^INFO GET \/api\/v1\/virtual-accounts 401 \d+ms request=log-401 code=missing_token$/),
+        expect.stringMatching(/^INFO POST \/api\/v1\/virtual-accounts 415 \d+ms request=log-415 code=unsupported_media_type$/),
+        expect.stringMatching(/^INFO POST \/api\/v1\/virtual-accounts 400 \d+ms request=log-400 code=unknown_field$/),
+        expect.stringMatching(/^INFO POST \/api\/v1\/virtual-accounts 400 \d+ms request=log-400b code=validation_failed$/),
+        expect.stringMatching(/^INFO GET \/api\/v1\/virtual-accounts\/no-such-account 404 \d+ms request=log-404 code=virtual_account_not_found$/),
+        expect.stringMatching(/^INFO GET \/api\/v1\/no-such-route 404 \d+ms request=log-404b code=route_not_found$/),
+        expect.stringMatching(/^INFO GET \/api\/v1\/virtual-accounts 200 \d+ms request=log-200$/)
+      ])
+    }))
+
+  it.effect("a 5xx line carries its code too: 500 internal_error (an error, with its cause), 503 as a warning", () =>
+    Effect.gen(function* () {
+      // The service's own access log and problem middlewares around an app that fails, as Server.ts composes them.
+      const serve = (app: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>, id: string) =>
+        accessLog(problemDetails(app)).pipe(
+          Effect.provideService(HttpServerRequest.HttpServerRequest, HttpServerRequest.fromWeb(new Request(`http://localhost/api/v1/odd?q=${id}`, { headers: { "x-request-id": id } }))),
+          Effect.scoped,
+          Effect.exit
+        )
+      expect(Exit.isFailure(yield* serve(Effect.die(new Error("boom in a handler")), "log-500"))).toBe(true)
+      const unavailable = HttpServerResponse.unsafeJson({ code: "database_unavailable", message: "The database is unavailable." }, { status: 503 })
+      expect(Exit.isSuccess(yield* serve(Effect.succeed(unavailable), "log-503"))).toBe(true)
+      const error = logs.lines.find((l) => l.includes("request=log-500"))
+      expect(error).toMatch(/^ERROR GET \/api\/v1\/odd 500 \d+ms request=log-500 code=internal_error /)
+      expect(error).toContain("boom in a handler")
+      expect(logs.lines.filter((l) => l.includes("request=log-503"))).toEqual([
+        expect.stringMatching(/^WARN GET \/api\/v1\/odd 503 \d+ms request=log-503 code=database_unavailable$/)
+      ])
     }))
 })

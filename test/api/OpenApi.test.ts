@@ -1,5 +1,8 @@
+import { HttpServer } from "@effect/platform"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import * as http from "node:http"
+import * as net from "node:net"
 import { expectStatus } from "../support/ApiHelpers.js"
 import { call, makeTestApp } from "../support/TestApp.js"
 
@@ -266,8 +269,11 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000 })("the machine-readabl
         if (!bearer && !CREDENTIALS.includes(id)) expect(errors, id).not.toContain("401")
         if (!bearer && id !== "POST /api/v1/auth/token") expect(errors, id).not.toContain("403")
         if (isPublic(method, path)) expect(bearer, id).toBe(false)
-        // Only what reads a body can be refused for its size or media type.
-        expect(errors.includes("413"), id).toBe(op.requestBody !== undefined)
+        // A body may come with any POST, PUT, PATCH or DELETE (one that reads none too): refused for its size, and
+        // (outside the provider receiver, which reads its raw body) for its media type; a GET's body is never read.
+        const bodyMethod = ["post", "put", "patch", "delete"].includes(method)
+        expect(errors.includes("413"), id).toBe(bodyMethod)
+        expect(errors.includes("415"), id).toBe(bodyMethod && !RECEIVERS.some((r) => r.test(path)))
         // 501 only on what is not built yet; 502 only where the bank provider is called.
         if (errors.includes("502")) {
           expect(["POST /api/v1/virtual-accounts", "POST /api/v1/transfers/bank", "POST /api/v1/transfers/bank/lookup", "POST /api/v1/transactions/{reference}/refund",
@@ -280,6 +286,65 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000 })("the machine-readabl
       expect(Object.keys(get.responses).sort()).toEqual(["200", "400", "401", "404", "503"])
       const signup = doc.paths["/api/v1/dashboard/signup"]!.post
       expect(Object.keys(signup.responses).sort()).toEqual(["201", "400", "409", "413", "415", "503"])
+      // A bodyless POST says why it can answer 415 at all.
+      const pause = doc.paths["/api/v1/billing/schedules/{id}/pause"]!.post
+      expect(pause.requestBody).toBeUndefined()
+      expect(Object.keys(pause.responses).sort()).toEqual(["200", "400", "401", "403", "404", "409", "413", "415", "503"])
+      expect(pause.responses["415"].description).toMatch(/takes no body/)
+    }))
+
+  /** One request straight over a socket: the status line's code. `body` is sent as it is; `declaredLength` only claimed. */
+  const statusOf = (method: string, path: string, opts: { body?: string; contentType?: string; declaredLength?: number }) =>
+    Effect.flatMap(HttpServer.HttpServer, (server) =>
+      Effect.async<number>((resume) => {
+        const port = (server.address as HttpServer.TcpAddress).port
+        if (opts.declaredLength !== undefined) {
+          // Claim a body over the limit and send none of it: an answer before the body is read is the middleware's.
+          const socket = net.connect(port, "127.0.0.1", () =>
+            socket.write(`${method} ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${opts.declaredLength}\r\n\r\n`))
+          let head = ""
+          socket.on("data", (chunk) => {
+            head += chunk.toString("latin1")
+            const m = /^HTTP\/1\.1 (\d{3})/.exec(head)
+            if (m) {
+              socket.destroy()
+              resume(Effect.succeed(Number(m[1])))
+            }
+          })
+          socket.on("error", (e) => resume(Effect.die(e)))
+          return Effect.sync(() => socket.destroy())
+        }
+        const req = http.request({ host: "127.0.0.1", port, method, path, agent: false, headers: {
+          "content-type": opts.contentType ?? "application/json",
+          // Declared, so a GET or DELETE carries its body too (Node frames neither by default).
+          ...(opts.body !== undefined ? { "content-length": String(Buffer.byteLength(opts.body)) } : {})
+        } }, (res) => {
+          res.resume()
+          resume(Effect.succeed(res.statusCode!))
+        })
+        req.on("error", (e) => resume(Effect.die(e)))
+        req.end(opts.body)
+        return Effect.sync(() => req.destroy())
+      })
+    )
+
+  it.effect("415 and 413 are documented on exactly the operations the middleware answers them on (a bodyless POST included)", () =>
+    Effect.gen(function* () {
+      const doc = yield* spec
+      const mismatches: Array<string> = []
+      let bodyless415 = 0
+      for (const { method, path, op, id } of operations(doc)) {
+        const url = path.replace(/\{provider\}/, "sandbox").replace(/\{[^}]+\}/g, "x")
+        // A non-JSON body, without credentials: the media-type check runs before routing and authentication.
+        const media = yield* statusOf(method.toUpperCase(), url, { body: "x=1", contentType: "text/plain" })
+        if ((media === 415) !== (op.responses["415"] !== undefined)) mismatches.push(`${id}: answered ${media} to a text/plain body; 415 ${op.responses["415"] ? "" : "not "}documented`)
+        if (media === 415 && op.requestBody === undefined) bodyless415++
+        const size = yield* statusOf(method.toUpperCase(), url, { declaredLength: 2 * 1024 * 1024 })
+        if ((size === 413) !== (op.responses["413"] !== undefined)) mismatches.push(`${id}: answered ${size} to a 2 MiB body; 413 ${op.responses["413"] ? "" : "not "}documented`)
+      }
+      expect(mismatches).toEqual([])
+      // The point of the check: bodyless POSTs and DELETEs do answer 415.
+      expect(bodyless415).toBeGreaterThan(10)
     }))
 
   it.effect("the provider receiver documents its JSON body, the X-Sandbox-Signature header and the canonical string", () =>

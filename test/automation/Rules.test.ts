@@ -170,10 +170,17 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("money rul
       const { references } = yield* fund(t, "dr-1", [10_000, 3_000], { expected: 10_000 })
       const dry = yield* call("POST", "/api/v1/rules/dry-run", { token: t.token, json: { trigger: "Overpaid", action: "Hold", take: 5 } })
       expectStatus(dry, 200)
+      // A rule's step names its action as the rule does (`Hold`); a flow's stay lower-case (Flows.test.ts).
       expect(dry.body.data).toEqual([
-        { transactionReference: references[1], accountRef: "dr-1", amountKobo: 3_000, fired: true, steps: [{ action: "hold", outcome: "would hold up to 30.00 NGN in escrow (what of it is still free)" }] },
+        { transactionReference: references[1], accountRef: "dr-1", amountKobo: 3_000, fired: true, steps: [{ action: "Hold", outcome: "would hold up to 30.00 NGN in escrow (what of it is still free)" }] },
         { transactionReference: references[0], accountRef: "dr-1", amountKobo: 10_000, fired: false, steps: [] }
       ])
+      // Whatever case the request used, the step says the rule's own spelling, for every action.
+      for (const [asked, spelt] of [["reviewflag", "ReviewFlag"], ["NOTIFY", "Notify"], ["hold", "Hold"]] as const) {
+        const any = yield* call("POST", "/api/v1/rules/dry-run", { token: t.token, json: { trigger: "AnyDeposit", action: asked, take: 1 } })
+        expectStatus(any, 200)
+        expect(any.body.data.map((r: { steps: ReadonlyArray<{ action: string }> }) => r.steps.map((s) => s.action)), asked).toEqual([[spelt]])
+      }
       expect(yield* balanceOf(t.token)).toMatchObject({ heldKobo: 0 })
       expect(yield* runsOf(t.tenantId)).toEqual([])
       expectProblem(yield* call("POST", "/api/v1/rules/dry-run", { token: t.token, json: { trigger: "Overpaid", action: "Hold", take: 501 } }), 400, "validation_failed")

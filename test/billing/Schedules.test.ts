@@ -594,6 +594,11 @@ layer(makeTestApp(), { timeout: 180_000, excludeTestServices: true })("recurring
       )
       const eventsA1 = [1, 2, 3, 4, 5, 6, 7].flatMap((i) => [`due:${i}`, `overdue:${i}`])
       expect(yield* shortEvents(t, a.id)).toEqual(eventsA1)
+      // One pass took each period through Due to Overdue: each event carries the period as it was at its transition.
+      for (const e of yield* eventsOf(t, a.id)) {
+        expect(e.data.period.status, e.short).toBe(STATUS_OF_EVENT[e.type])
+        expect(e.data.period).toMatchObject({ paidAt: null, outstandingKobo: 10_000 })
+      }
       expect((yield* accountOf(t, "j-1")).expectedAmountKobo).toBe(70_000)
       // A second pass changes nothing.
       yield* tick
@@ -628,6 +633,7 @@ layer(makeTestApp(), { timeout: 180_000, excludeTestServices: true })("recurring
       )
       const eventsB = ["due:1", "overdue:1", ...[2, 3, 4, 5, 6].flatMap((i) => [`due:${i}`, `overdue:${i}`]), "due:7"]
       expect(yield* shortEvents(t, b.id)).toEqual(eventsB)
+      for (const e of [...yield* eventsOf(t, a.id), ...yield* eventsOf(t, b.id)]) expect(e.data.period.status, e.short).toBe(STATUS_OF_EVENT[e.type])
       expect(yield* periodRows(b.id)).toEqual({ n: 7, distinctIndices: 7 })
       expect((yield* accountOf(t, "j-2")).expectedAmountKobo).toBe(140_000)
 

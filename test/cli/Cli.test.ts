@@ -81,15 +81,17 @@ layer(TestDatabaseLive, { timeout: 120_000, excludeTestServices: true })("collec
 
   it.effect("approve and reject set the onboarding status and are audited as operator:cli", () =>
     Effect.gen(function* () {
+      const url = yield* dbUrl
       const tenantId = (yield* cli("tenants", "create", "--name", "Kano Textiles")).stdout.trim()
+      // As the dashboard's POST /api/v1/dashboard/onboarding leaves it.
+      yield* query(url, "UPDATE tenants SET onboarding_status = 'Submitted' WHERE id = $1", [tenantId])
       const approved = yield* cli("tenants", "approve", tenantId)
       expect(approved.code, shown(approved)).toBe(0)
-      expect(approved.stdout.trim()).toBe(`${tenantId}: onboarding Approved (was NotStarted)`)
+      expect(approved.stdout.trim()).toBe(`${tenantId}: onboarding Approved (was Submitted)`)
       const rejected = yield* cli("tenants", "reject", tenantId)
       expect(rejected.code, shown(rejected)).toBe(0)
       expect(rejected.stdout.trim()).toBe(`${tenantId}: onboarding Rejected (was Approved)`)
 
-      const url = yield* dbUrl
       const [tenant] = yield* query<{ onboardingStatus: string }>(url, `SELECT onboarding_status AS "onboardingStatus" FROM tenants WHERE id = $1`, [tenantId])
       expect(tenant!.onboardingStatus).toBe("Rejected")
       const audit = yield* query<{ actor: string; action: string; details: unknown }>(
@@ -98,9 +100,50 @@ layer(TestDatabaseLive, { timeout: 120_000, excludeTestServices: true })("collec
         [tenantId]
       )
       expect(audit).toEqual([
-        { actor: "operator:cli", action: "onboarding.approved", details: { previous: "NotStarted" } },
+        { actor: "operator:cli", action: "onboarding.approved", details: { previous: "Submitted" } },
         { actor: "operator:cli", action: "onboarding.rejected", details: { previous: "Approved" } }
       ])
+      // A rejected tenant did submit once: approving it again needs no --force. --force is approve's alone.
+      expect((yield* cli("tenants", "approve", tenantId)).stdout.trim()).toBe(`${tenantId}: onboarding Approved (was Rejected)`)
+      const rejectForced = yield* cli("tenants", "reject", tenantId, "--force")
+      expect(rejectForced.code, shown(rejectForced)).toBe(2)
+      expect(rejectForced.stderr).toMatch(/unknown option --force/)
+    }),
+    TEST_TIMEOUT_MS
+  )
+
+  it.effect("approving a tenant that never submitted onboarding is refused without --force (nothing changed), and audited as forced with it", () =>
+    Effect.gen(function* () {
+      const url = yield* dbUrl
+      const tenantId = (yield* cli("tenants", "create", "--name", "Onitsha Spare Parts")).stdout.trim()
+      const onboardingAudit = () => query<{ action: string; details: unknown }>(
+        url, "SELECT action, details FROM audit_log WHERE tenant_id = $1 AND action LIKE 'onboarding.%' ORDER BY id", [tenantId])
+      const statusOf = () => Effect.map(
+        query<{ s: string }>(url, "SELECT onboarding_status AS s FROM tenants WHERE id = $1", [tenantId]), (r) => r[0]!.s)
+
+      const refused = yield* cli("tenants", "approve", tenantId)
+      expect(refused.code, shown(refused)).toBe(1)
+      expect(refused.stdout).toBe("")
+      expect(refused.stderr.trim(), shown(refused)).toBe(
+        `error: tenant ${tenantId} has not submitted onboarding (status NotStarted): there are no business details to approve, ` +
+        `and approval unlocks live keys and live accounts. Nothing was changed. If you mean it, run: collections tenants approve ${tenantId} --force`
+      )
+      expect(yield* statusOf()).toBe("NotStarted")
+      expect(yield* onboardingAudit()).toEqual([])
+
+      const help = yield* cli("tenants", "approve", "--help")
+      expect(help.stdout).toMatch(/collections tenants approve <tenantId> \[--force\]/)
+      expect(help.stdout).toMatch(/--force\s+approve a tenant that never submitted onboarding/)
+
+      const forced = yield* cli("tenants", "approve", tenantId, "--force")
+      expect(forced.code, shown(forced)).toBe(0)
+      expect(forced.stdout.trim()).toBe(`${tenantId}: onboarding Approved (was NotStarted, forced)`)
+      expect(yield* statusOf()).toBe("Approved")
+      expect(yield* onboardingAudit()).toEqual([{ action: "onboarding.approved", details: { previous: "NotStarted", forced: true } }])
+      // Once approved, --force changes nothing and is not recorded.
+      const again = yield* cli("tenants", "approve", tenantId, "--force")
+      expect(again.stdout.trim()).toBe(`${tenantId}: onboarding Approved (unchanged)`)
+      expect((yield* onboardingAudit())[1]).toEqual({ action: "onboarding.approved", details: { previous: "Approved" } })
     }),
     TEST_TIMEOUT_MS
   )
@@ -140,7 +183,7 @@ layer(TestDatabaseLive, { timeout: 120_000, excludeTestServices: true })("collec
       expect(refused.stderr).toContain(`collections tenants approve ${tenantId}`)
       expect(refused.stdout).toBe("")
 
-      expect((yield* cli("tenants", "approve", tenantId)).code).toBe(0)
+      expect((yield* cli("tenants", "approve", tenantId, "--force")).code).toBe(0)
       const live = yield* cli("keys", "create", "--tenant", tenantId, "--mode", "live", "--json")
       expect(live.code, shown(live)).toBe(0)
       const key = JSON.parse(live.stdout) as { id: string; mode: string; clientId: string; clientSecret: string; tenantId: string }

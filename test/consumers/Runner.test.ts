@@ -65,7 +65,7 @@ layer(App, { timeout: 180_000, excludeTestServices: true })("consumer runner", (
       const deposit = yield* sql<{ consumer: string }>`
         SELECT p.consumer FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id WHERE o.tenant_id = ${t.tenantId} AND o.event_type = 'deposit.reconciled'`
       expect(deposit.map((r) => r.consumer)).toContain("test-flaky")
-      expect(deposit.every((r) => ["relay", "webhooks", "automation", "insights", "test-flaky"].includes(r.consumer))).toBe(true)
+      expect(deposit.every((r) => ["relay", "webhooks", "automation", "insights", "billing", "test-flaky"].includes(r.consumer))).toBe(true)
 
       // Every consumer's rows, read in the staging transaction (before the relay and the stager can take theirs).
       const tenantId = `ten_${crypto.randomBytes(12).toString("hex")}`
@@ -84,6 +84,7 @@ layer(App, { timeout: 180_000, excludeTestServices: true })("consumer runner", (
       // An internal event goes to the one consumer that wants it: never to the relay nor to webhooks.
       expect(rows).toEqual([
         { eventType: "deposit.reconciled", consumer: "automation" },
+        { eventType: "deposit.reconciled", consumer: "billing" },
         { eventType: "deposit.reconciled", consumer: "insights" },
         { eventType: "deposit.reconciled", consumer: "relay" },
         { eventType: "deposit.reconciled", consumer: "test-flaky" },
@@ -91,6 +92,7 @@ layer(App, { timeout: 180_000, excludeTestServices: true })("consumer runner", (
         { eventType: "test.ordered", consumer: "relay" },
         { eventType: "test.ordered", consumer: "test-ordered" },
         { eventType: "test.ordered", consumer: "webhooks" },
+        { eventType: "transaction.reviewed", consumer: "billing" },
         { eventType: "transaction.reviewed", consumer: "insights" },
         { eventType: "transaction.reviewed", consumer: "relay" },
         { eventType: "transaction.reviewed", consumer: "webhooks" },

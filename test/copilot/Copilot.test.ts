@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { dashboardUser, expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { createAccount, sendSigned, testTenant, waitForTransactions } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
-import { ask, type Book, seedBook } from "./support.js"
+import { ask, type Book, type LateBook, seedBook, seedLateBook } from "./support.js"
 
 // The copilot end to end over HTTP (issue 21 part 3): a table of phrasings (English, Nigerian business English, Pidgin,
 // misspellings) against one seeded book, each checked for its intent, the key figure in naira text and in `figures`,
@@ -23,7 +23,11 @@ import { ask, type Book, seedBook } from "./support.js"
 //   the tenant's available balance: 970,000 credited - 50,000 refunded - 800,000 settled - 100,000 paid out = 20,000 kobo
 //
 //   collected today: 500,000 + 120,000 + 250,000 + 100,000 = 970,000 kobo (₦9,700.00) in 4 deposits; ₦777.00 for review
-//   outstanding: 400,000 + 250,000 + 180,000 = 830,000 kobo (₦8,300.00) over 3 accounts
+//   outstanding: 400,000 + 250,000 + 180,000 = 830,000 kobo (₦8,300.00) over 3 accounts, none of it overdue: the accounts
+//   fall due the day they were created (today) and the billing period in 5 days; overdue starts the day after
+//
+// The late book (./support.ts, `seedLateBook`, its sandbox clock 10 days on) has money past its due date beside money
+// not yet due: ₦4,500.00 overdue (LATE-1 ₦3,000.00, LATE-2 ₦1,500.00, 10 days), ₦2,000.00 not yet due (LATE-3).
 
 type Row = {
   readonly prompt: string | ((b: Book) => string)
@@ -33,11 +37,14 @@ type Row = {
   readonly refs?: (b: Book) => ReadonlyArray<string>
   /** The references, in this order, and nothing else. */
   readonly exactRefs?: (b: Book) => ReadonlyArray<string>
+  /** Text the answer must not hold. */
+  readonly never?: ReadonlyArray<string>
 }
 
 const TODAY_COLLECTED = { collectedKobo: 970_000, depositCount: 4, pendingReviewKobo: 77_700, pendingReviewCount: 1 }
 const NOTHING_COLLECTED = { collectedKobo: 0, depositCount: 0 }
-const OWING = { outstandingKobo: 830_000, accountsOwing: 3 }
+/** Owed, none of it overdue yet: it all falls due today or later. */
+const OWING = { overdueKobo: 0, overdueCount: 0, accountsOverdue: 0, notYetDueKobo: 830_000, accountsNotYetDue: 3, outstandingKobo: 830_000 }
 const OWING_REFS = () => ["INV-1004", "SUB-2001", "INV-1002"]
 const REVIEW = { count: 1, amountKobo: 77_700 }
 
@@ -62,11 +69,17 @@ const TABLE: ReadonlyArray<Row> = [
   { prompt: "wetin be our balance", intent: "account_status", figures: { availableKobo: 20_000, heldKobo: 0, pendingReviewKobo: 77_700, inTransitKobo: 0, settledTodayKobo: 800_000, paidOutTodayKobo: 100_000 }, says: ["₦200.00 available to pay out", "₦8,000.00 settled and ₦1,000.00 paid out"], exactRefs: () => [] },
   { prompt: "Is Halima Abubakar owing?", intent: "account_status", figures: { matches: 0 }, says: ["I found no customer or account named \"Halima Abubakar\""], exactRefs: () => [] },
   { prompt: "chek account INV-9999 stattus", intent: "account_status", figures: { matches: 0 }, says: ["no account INV-9999"], exactRefs: () => [] },
-  // overdue: what is outstanding and by how much
-  { prompt: "what is overdue", intent: "overdue", figures: OWING, says: ["₦8,300.00 is outstanding across 3 accounts", "Tunde Bakare (INV-1004) ₦4,000.00"], exactRefs: OWING_REFS },
-  { prompt: "abeg show me who never pay", intent: "overdue", figures: OWING, says: ["₦8,300.00"], exactRefs: OWING_REFS },
-  { prompt: "how much is outstanding", intent: "overdue", figures: OWING, says: ["₦8,300.00"] },
+  // overdue: only what is past its due date; what is owed but not yet due is said apart (the late book has both)
+  { prompt: "what is overdue", intent: "overdue", figures: OWING, says: ["Nothing is overdue: no amount owed is past its due date", "₦8,300.00 is owed but not yet due, across 3 accounts", "Tunde Bakare (INV-1004) ₦4,000.00"], never: ["is overdue (past"], exactRefs: OWING_REFS },
+  { prompt: "abeg show me who never pay", intent: "overdue", figures: OWING, says: ["Nothing is overdue", "₦8,300.00"], exactRefs: OWING_REFS },
+  { prompt: "how much is outstanding", intent: "overdue", figures: OWING, says: ["₦8,300.00 is owed but not yet due"] },
   { prompt: "Which invoices are overdu and by how much?", intent: "overdue", figures: OWING, says: ["Amaka Nwosu (SUB-2001) ₦2,500.00", "Ngozi Adeyemi (INV-1002) ₦1,800.00"] },
+  // did X pay in a period: that customer's credited deposits in the Lagos period named, not all time
+  { prompt: "did Ngozi Adeyemi pay this month?", intent: "account_status", figures: { matches: 1, accountRef: "INV-1002", paidKobo: 120_000, depositCount: 1, deficitKobo: 180_000, paymentState: "PartiallyPaid" }, says: ["Ngozi Adeyemi (INV-1002) paid ₦1,200.00 this month (", "in 1 deposit", "Now: ₦1,200.00 paid of ₦3,000.00 expected, ₦1,800.00 outstanding"], exactRefs: (b) => ["INV-1002", b.refs.under] },
+  { prompt: "did Ngozi Adeyemi pay last month?", intent: "account_status", figures: { matches: 1, accountRef: "INV-1002", paidKobo: 0, depositCount: 0, deficitKobo: 180_000 }, says: ["Ngozi Adeyemi (INV-1002) made no payment last month (", "last deposit ₦1,200.00"], exactRefs: () => ["INV-1002"] },
+  { prompt: "did Tunde Bakare pay this month", intent: "account_status", figures: { matches: 1, accountRef: "INV-1004", paidKobo: 0, depositCount: 0, deficitKobo: 400_000 }, says: ["Tunde Bakare (INV-1004) made no payment this month", "₦4,000.00 outstanding; no deposit yet"], exactRefs: () => ["INV-1004"] },
+  { prompt: "has Chinedu paid this week?", intent: "account_status", figures: { matches: 2, paidKobo: 500_000, depositCount: 1 }, says: ["2 accounts match \"Chinedu\"; this week (", "Chinedu Obi (INV-1006) made no payment", "Chinedu Okafor (INV-1001) paid ₦5,000.00 in 1 deposit"], exactRefs: (b) => ["INV-1006", "INV-1001", b.refs.exact] },
+  { prompt: "did Amaka Obi pay this month?", intent: "account_status", figures: { matches: 0 }, says: ["I found no customer or account named \"Amaka Obi\""], exactRefs: () => [] },
   // underpaid and overpaid deposits in a period (the last 30 days when none is named)
   { prompt: "underpaid transfers today", intent: "underpaid_deposits", figures: { count: 1, amountKobo: 120_000 }, says: ["1 underpaid deposit today", "₦1,200.00"], exactRefs: (b) => [b.refs.under, "INV-1002"] },
   { prompt: "who paid less than expected this month", intent: "underpaid_deposits", figures: { count: 1, amountKobo: 120_000 }, says: ["₦1,200.00"] },
@@ -100,12 +113,27 @@ const TABLE: ReadonlyArray<Row> = [
   { prompt: "abeg sing me one song", intent: "unknown", figures: {}, exactRefs: () => [] }
 ]
 
+/** Rows asked of the late book: overdue money (past its due date) beside money not yet due. */
+const LATE_OVERDUE = {
+  overdueKobo: 450_000, overdueCount: 2, accountsOverdue: 2, days1to7Kobo: 0, days8to30Kobo: 450_000, days8to30Count: 2, days31to60Kobo: 0,
+  over60Kobo: 0, notYetDueKobo: 200_000, notYetDueCount: 1, accountsNotYetDue: 1, outstandingKobo: 650_000
+}
+const LATE_TABLE: ReadonlyArray<Row> = [
+  { prompt: "what is overdue", intent: "overdue", figures: LATE_OVERDUE, says: ["₦4,500.00 is overdue (past its due date) across 2 accounts", "1-7 days ₦0.00 (0), 8-30 days ₦4,500.00 (2)", "Most overdue: Bola Akinwale (LATE-1) ₦3,000.00, 10 days past due; Funke Ojo (LATE-2) ₦1,500.00, 10 days past due", "Not yet due, so not counted: ₦2,000.00 more across 1 account"], never: ["Kunle Adebayo", "₦6,500.00"], exactRefs: () => ["LATE-1", "LATE-2"] },
+  { prompt: "abeg who never pay?", intent: "overdue", figures: LATE_OVERDUE, never: ["Kunle Adebayo"], exactRefs: () => ["LATE-1", "LATE-2"] },
+  { prompt: "how much is owed but not yet due", intent: "overdue", figures: { overdueKobo: 450_000, notYetDueKobo: 200_000 }, says: ["₦2,000.00 more across 1 account"] },
+  // "Now" is 10 days on: the last 30 days still hold the payment; the last 7 do not.
+  { prompt: "did Bola Akinwale pay in the last 30 days?", intent: "account_status", figures: { matches: 1, accountRef: "LATE-1", paidKobo: 100_000, depositCount: 1, deficitKobo: 300_000 }, says: ["Bola Akinwale (LATE-1) paid ₦1,000.00 in the last 30 days ("] },
+  { prompt: "did Bola Akinwale pay in the last 7 days?", intent: "account_status", figures: { matches: 1, paidKobo: 0, depositCount: 0 }, says: ["made no payment in the last 7 days (", "last deposit ₦1,000.00"], exactRefs: () => ["LATE-1"] }
+]
+
 /** Rows answered from the insight read service (the lead's roll-ups): figures hand-computed from DESIGN.md's definitions. */
 const INSIGHT_TABLE: ReadonlyArray<Row> = [
   { prompt: "How much did we collect today?", intent: "collections_summary", figures: { outstandingKobo: 830_000 }, says: ["₦8,300.00 is still outstanding"] },
   { prompt: "top 2 debtors", intent: "top_debtors", figures: { count: 2, outstandingKobo: 650_000, topOutstandingKobo: 400_000 }, says: ["1. Tunde Bakare (INV-1004) ₦4,000.00", "2. Amaka Nwosu (SUB-2001) ₦2,500.00"], exactRefs: () => ["INV-1004", "SUB-2001"] },
   { prompt: "which customers dey owe pass", intent: "top_debtors", figures: { count: 3, outstandingKobo: 830_000 }, says: ["₦8,300.00 outstanding in all", "3. Ngozi Adeyemi (INV-1002) ₦1,800.00"], exactRefs: OWING_REFS },
-  { prompt: "what is overdue", intent: "overdue", figures: { ...OWING, days0to7Kobo: 830_000, days0to7Count: 3, days8to30Kobo: 0, over60Kobo: 0 }, says: ["0-7 days ₦8,300.00 (3)"] },
+  // Aging puts all ₦8,300.00 in "0-7" (due today or in 5 days); none of it is overdue.
+  { prompt: "what is overdue", intent: "overdue", figures: { ...OWING, days1to7Kobo: 0, days1to7Count: 0, days8to30Kobo: 0, days31to60Kobo: 0, over60Kobo: 0, notYetDueCount: 3 }, never: ["By days past due"] },
   // Receivables: 500,000 + 300,000 + 200,000 + 400,000 + 100,000 + the billing period's 250,000 = 1,750,000 expected;
   // collected against them 500,000 + 120,000 + 200,000 (Emeka's ₦2,500.00 less the ₦500.00 refunded) + 100,000 = 920,000.
   // floor(920,000 x 10000 / 1,750,000) = 5257 bps.
@@ -132,11 +160,17 @@ layer(makeTestApp(), { timeout: 180_000, excludeTestServices: true })("the copil
     expect(references.length).toBeLessThanOrEqual(20)
   }
 
-  const check = (row: Row) =>
+  const late = Effect.cached(seedLateBook).pipe(Effect.runSync)
+  const ownLateRefsOnly = (l: LateBook, references: ReadonlyArray<{ kind: string; id: string }>) => {
+    for (const r of references) expect(l.own[r.kind as keyof LateBook["own"]]?.has(r.id), `${r.kind} ${r.id} is not the late book's`).toBe(true)
+  }
+
+  const check = (row: Row, onLateBook = false) =>
     Effect.gen(function* () {
       const b = yield* book
+      const l = onLateBook ? yield* late : undefined
       const prompt = typeof row.prompt === "string" ? row.prompt : row.prompt(b)
-      const r = yield* ask(b.a.testOwnerToken, prompt)
+      const r = yield* ask(l ? l.t.testOwnerToken : b.a.testOwnerToken, prompt)
       expectStatus(r, 200)
       const why = `${prompt} -> ${JSON.stringify(r.body)}`
       expect(Object.keys(r.body).sort()).toEqual(["answer", "figures", "intent", "references", "rephrased"])
@@ -144,10 +178,12 @@ layer(makeTestApp(), { timeout: 180_000, excludeTestServices: true })("the copil
       expect(r.body.rephrased).toBe(false)
       if (row.figures) expect(r.body.figures, why).toMatchObject(row.figures)
       for (const s of row.says ?? []) expect(r.body.answer, why).toContain(s)
+      for (const s of row.never ?? []) expect(r.body.answer, why).not.toContain(s)
       const ids = r.body.references.map((x: { id: string }) => x.id)
       if (row.refs) expect(ids, why).toEqual(expect.arrayContaining([...row.refs(b)]))
       if (row.exactRefs) expect(ids, why).toEqual(row.exactRefs(b))
-      ownRefsOnly(b, r.body.references)
+      if (l) ownLateRefsOnly(l, r.body.references)
+      else ownRefsOnly(b, r.body.references)
       // Amounts are written in naira with kobo, never as bare kobo integers.
       for (const [k, v] of Object.entries(r.body.figures)) {
         if (k.endsWith("Kobo") && typeof v === "number" && v > 0) expect(r.body.answer, why).not.toMatch(new RegExp(`(^|[^\\d,.])${v}([^\\d,]|$)`))
@@ -164,6 +200,29 @@ layer(makeTestApp(), { timeout: 180_000, excludeTestServices: true })("the copil
   for (const row of INSIGHT_TABLE) {
     it.effect(`insights: "${row.prompt}" -> ${row.intent}`, () => check(row))
   }
+  it.effect("the late book seeds (its sandbox clock 10 days on)", () => Effect.asVoid(late), { timeout: 120_000 })
+  for (const row of LATE_TABLE) {
+    it.effect(`late book: "${row.prompt}" -> ${row.intent}`, () => check(row, true))
+  }
+
+  it.effect("overdue is not aging's 0-7 bucket: that bucket also holds what is not yet due, which overdue leaves out", () =>
+    Effect.gen(function* () {
+      const l = yield* late
+      const aging = yield* call("GET", "/api/v1/insights/aging", { token: l.t.testOwnerToken })
+      expectStatus(aging, 200)
+      // LATE-3's ₦2,000.00, due in 20 days, sits in "0-7"; the two overdue receivables are 10 days past due.
+      expect(aging.body.buckets).toEqual([
+        { label: "0-7", count: 1, amountKobo: 200_000 }, { label: "8-30", count: 2, amountKobo: 450_000 },
+        { label: "31-60", count: 0, amountKobo: 0 }, { label: "60+", count: 0, amountKobo: 0 }
+      ])
+      const overdue = (yield* ask(l.t.testOwnerToken, "what is overdue")).body
+      expect(overdue.figures).toMatchObject({ overdueKobo: 450_000, days1to7Kobo: 0, notYetDueKobo: 200_000, outstandingKobo: aging.body.totalOutstandingKobo })
+      // In the main book everything owed falls due today or later: all of it in "0-7", none of it overdue.
+      const b = yield* book
+      const mainAging = (yield* call("GET", "/api/v1/insights/aging", { token: b.a.testOwnerToken })).body
+      expect(mainAging.buckets[0]).toEqual({ label: "0-7", count: 3, amountKobo: 830_000 })
+      expect((yield* ask(b.a.testOwnerToken, "what is overdue")).body.figures).toMatchObject({ overdueKobo: 0, notYetDueKobo: 830_000 })
+    }))
 
   it.effect("asking writes nothing: the tenant's rows in every table the copilot reads, its outbox and audit log stay as they were", () =>
     Effect.gen(function* () {

@@ -59,7 +59,11 @@ export const seedBook = Effect.gen(function* () {
   })
   expectStatus(schedule, 201)
   // The overpayment's surplus (₦500.00) goes back to the payer; the account is then fully paid (₦2,000.00 of ₦2,000.00).
-  const refund = yield* call("POST", `/api/v1/transactions/${over}/refund`, { token: t.testOwnerToken })
+  // (Named: the fixture's payers all send from ADAEZE OKAFOR's account, which a refund to the captured source would refuse
+  // for EMEKA EZE's deposit: refund_destination_unverified.)
+  const refund = yield* call("POST", `/api/v1/transactions/${over}/refund`, {
+    token: t.testOwnerToken, json: { accountNumber: DIRECTORY.adaeze.accountNumber, bankCode: DIRECTORY.adaeze.bankCode }
+  })
   expectStatus(refund, 200)
   expect(refund.body.amountKobo).toBe(50_000)
   const refundRef = refund.body.merchantTxRef as string
@@ -114,3 +118,31 @@ export const seedBook = Effect.gen(function* () {
 })
 
 export type Book = Effect.Effect.Success<typeof seedBook>
+
+/**
+ * A second test-mode tenant whose sandbox clock is moved 10 days on, so some of what it is owed is past its due date
+ * and some is not yet due (the main book's receivables all fall due today or later):
+ *
+ *   LATE-1 Bola Akinwale  expects ₦4,000.00, due the day it was created, ₦1,000.00 paid: ₦3,000.00 overdue, 10 days
+ *   LATE-2 Funke Ojo      expects ₦1,500.00, due the day it was created, nothing paid: ₦1,500.00 overdue, 10 days
+ *   LATE-3 Kunle Adebayo  expects ₦2,000.00, expires (so falls due) 30 days after it was created: not yet due
+ *
+ *   overdue ₦4,500.00 in 2 receivables of 2 accounts, all 8-30 days past due; not yet due ₦2,000.00 (1 account), in
+ *   aging's "0-7" bucket all the same; outstanding ₦6,500.00.
+ */
+export const seedLateBook = Effect.gen(function* () {
+  const t = yield* testTenant
+  const bola = yield* createAccount(t.token, "LATE-1", "Bola Akinwale", 400_000)
+  yield* createAccount(t.token, "LATE-2", "Funke Ojo", 150_000)
+  const kunle = yield* call("POST", "/api/v1/virtual-accounts", {
+    token: t.token,
+    json: { accountRef: "LATE-3", name: "Kunle Adebayo", expectedAmountKobo: 200_000, expiryDateUtc: new Date(Date.now() + 30 * 86_400_000).toISOString() }
+  })
+  expectStatus(kunle, 201)
+  const paid = yield* deposit(t, bola.nuban, 100_000, "BOLA AKINWALE", 1)
+  expectStatus(yield* call("POST", "/api/v1/sandbox/clock/advance", { token: t.token, json: { seconds: 10 * 86_400 } }), 200)
+  yield* consumersDrained([t.tenantId])
+  return { t, paid, own: { accountRef: new Set(["LATE-1", "LATE-2", "LATE-3"]), transaction: new Set([paid]) } }
+})
+
+export type LateBook = Effect.Effect.Success<typeof seedLateBook>

@@ -42,6 +42,10 @@ const TABLE: ReadonlyArray<readonly [string, ParsedIntent]> = [
   ["check account ACC_7781 status", { intent: "account_status", subject: ref("ACC_7781") }],
   ["has Chinedu Okafor paid?", { intent: "account_status", subject: name("Chinedu Okafor") }],
   ["did Ngozi Adeyemi pay this month", { intent: "account_status", subject: name("Ngozi Adeyemi"), period: THIS_MONTH }],
+  ["did Amaka Obi pay this month?", { intent: "account_status", subject: name("Amaka Obi"), period: THIS_MONTH }],
+  ["did Ngozi Adeyemi pay last month?", { intent: "account_status", subject: name("Ngozi Adeyemi"), period: LAST_MONTH }],
+  ["has Chinedu paid this week?", { intent: "account_status", subject: name("Chinedu"), period: THIS_WEEK }],
+  ["did Bola Akinwale pay in the last 30 days?", { intent: "account_status", subject: name("Bola Akinwale"), period: period("2026-10-25", "2026-11-24", "last 30 days") }],
   ["abeg check if Chinedu Okafor don pay", { intent: "account_status", subject: name("Chinedu Okafor") }],
   ["how far with Tunde Bakare account", { intent: "account_status", subject: name("Tunde Bakare") }],
   ["Is Emeka Eze owing?", { intent: "account_status", subject: name("Emeka Eze") }],
@@ -55,6 +59,7 @@ const TABLE: ReadonlyArray<readonly [string, ParsedIntent]> = [
   ["abeg show me who never pay", { intent: "overdue" }],
   ["who never pay this month", { intent: "overdue", period: THIS_MONTH }],
   ["how much is outstanding", { intent: "overdue" }],
+  ["how much is owed but not yet due", { intent: "overdue" }],
   ["outstandng balances", { intent: "overdue" }],
   ["show me aging", { intent: "overdue" }],
   // top_debtors

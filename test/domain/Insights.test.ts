@@ -10,6 +10,7 @@ import {
   daysPastDue,
   forecastWeeks,
   HIGH_RISK_SCORE,
+  isOverdue,
   lagosDayNumber,
   lagosWeekStart,
   riskBandOf,
@@ -126,6 +127,17 @@ describe("daysPastDue (Lagos calendar days)", () => {
         expect(lagosDayNumber(n)).toBe(modelDay(n))
       })
     )
+  })
+})
+
+describe("overdue: past the due date, not aging's 0-7", () => {
+  const due = lagos(2025, 1, 13, 9) // due Monday
+  it("is not overdue before or on its due day (whatever the hour), and is from the next Lagos midnight", () => {
+    expect(isOverdue(daysPastDue(due, lagos(2025, 1, 10)))).toBe(false) // not yet due
+    expect(isOverdue(daysPastDue(due, lagos(2025, 1, 13, 23, 59, 59, 999)))).toBe(false) // due today
+    expect(isOverdue(daysPastDue(due, lagos(2025, 1, 14)))).toBe(true) // Tuesday 00:00: 1 day past due
+    // Aging's "0-7" holds all three of those.
+    expect([lagos(2025, 1, 10), lagos(2025, 1, 13, 20), lagos(2025, 1, 14)].map((n) => agingBucketOf(daysPastDue(due, n)))).toEqual(["0-7", "0-7", "0-7"])
   })
 })
 

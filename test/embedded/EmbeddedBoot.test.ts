@@ -48,10 +48,13 @@ describe("the service on its embedded defaults", () => {
 
         answered("live key before approval", yield* call("POST", "/api/v1/dashboard/api-keys", { token: dashboard, json: { mode: "live" } }), 403)
 
-        // The operator CLI joins the embedded Postgres the running service serves under the same DATA_DIR.
+        // The tenant submits onboarding; the operator CLI, joining the embedded Postgres the running service serves
+        // under the same DATA_DIR, approves it.
+        const onboarding = yield* call("POST", "/api/v1/dashboard/onboarding", { token: dashboard, json: { legalName: "Lekki Bakery Ltd", rcNumber: "RC1234567" } })
+        answered("onboarding", onboarding, 200)
         const approve = yield* Effect.promise(() => runCli(["tenants", "approve", tenantId], { DATA_DIR: dataDir }))
         expect(approve.code, shown(approve)).toBe(0)
-        expect(approve.stdout.trim()).toBe(`${tenantId}: onboarding Approved (was NotStarted)`)
+        expect(approve.stdout.trim()).toBe(`${tenantId}: onboarding Approved (was Submitted)`)
 
         const me = yield* call("GET", "/api/v1/dashboard/me", { token: dashboard })
         answered("me", me, 200)

@@ -77,7 +77,7 @@ interface Model {
   drawn: number
   /** Today's payout counter: payouts not failed (a reversed one was sent, and counts). */
   paidOutToday: number
-  /** tenant_receivable: what reversals took after the money had left. */
+  /** tenant_receivable: what reversals took beyond the deposits' holds and the account's free money, not yet recovered. */
   receivable: number
   payouts: number
   /** Every transfer sent (payouts and refunds), in its final state. */
@@ -85,14 +85,15 @@ interface Model {
 }
 
 const available = (m: Model) => m.accounts.reduce((s, a) => s + a.free, 0) - m.drawn
-/** What money out may still send: the available balance less what the tenant owes for late reversals. */
-const spendable = (m: Model) => Math.max(0, available(m) - m.receivable)
 const due = (a: MAccount) => Math.max(a.expected - a.paid, 0)
 const overpayment = (a: MAccount) => Math.max(a.paid - a.expected, 0)
 const paymentState = (a: MAccount) => (a.paid === 0 ? "AwaitingPayment" : a.paid < a.expected ? "PartiallyPaid" : a.paid === a.expected ? "FullyPaid" : "Overpaid")
 const remaining = (d: MDeposit) => d.amount - d.reversed
 
-/** A new credit: Duplicate when an earlier credit still standing to the account has its payer and amount (24 h). */
+/**
+ * A new credit: Duplicate when an earlier credit still standing to the account has its payer and amount (24 h). It is a
+ * free collection: it first pays off what late reversals left owing (tenant_receivable), and only the rest is free.
+ */
 const modelDeposit = (m: Model, account: number, amount: number, payerAccount: boolean, reference: string): MDeposit => {
   const a = m.accounts[account]!
   const dueNow = due(a)
@@ -102,8 +103,10 @@ const modelDeposit = (m: Model, account: number, amount: number, payerAccount: b
     reference, account, amount, payerAccount, surplus: Math.max(amount - dueNow, 0), classification,
     reversed: 0, status: "Completed", hold: undefined, refunds: []
   }
+  const recovered = Math.min(amount, m.receivable)
+  m.receivable -= recovered
   a.paid += amount
-  a.free += amount
+  a.free += amount - recovered
   m.deposits.push(d)
   m.events += 1
   return d
@@ -111,8 +114,10 @@ const modelDeposit = (m: Model, account: number, amount: number, payerAccount: b
 
 /**
  * A reversal naming deposit `d`: it takes back what there is (never below zero paid), from the named credit first, then
- * the account's newest credits; the money leaves the free funds as far as they (and the available balance) still hold
- * it, the rest was already gone (held, refunded, paid out) and is owed by the tenant (tenant_receivable).
+ * the account's newest credits. The money comes first out of those credits' holds (escrow, each up to what is taken of
+ * it; a hold emptied ends Released), then out of the account's free funds as far as they (and the available balance)
+ * still hold it; the rest was already gone (refunded, paid out) and is owed by the tenant (tenant_receivable).
+ * Answers what came out of escrow.
  */
 const modelReversal = (m: Model, d: MDeposit, amount: number, reference: string) => {
   const a = m.accounts[d.account]!
@@ -120,22 +125,31 @@ const modelReversal = (m: Model, d: MDeposit, amount: number, reference: string)
   m.events += 1
   if (reversed === 0) {
     m.reversals.push({ reference, status: "PendingReview" })
-    return
+    return 0
   }
   m.reversals.push({ reference, status: "Completed" })
-  const fromFunds = Math.min(reversed, a.free, available(m))
-  a.free -= fromFunds
-  m.receivable += reversed - fromFunds
-  a.paid -= reversed
   const order = [d, ...m.deposits.filter((x) => x !== d && x.account === d.account).reverse()].filter((x) => x.status === "Completed" && remaining(x) > 0)
   let left = reversed
+  let fromEscrow = 0
   for (const c of order) {
     const take = Math.min(left, remaining(c))
     c.reversed += take
     left -= take
     if (remaining(c) === 0) c.status = "Reversed"
+    if (take > 0 && c.hold?.status === "Held") {
+      const fromHold = Math.min(take, c.hold.held)
+      c.hold.held -= fromHold
+      fromEscrow += fromHold
+      if (c.hold.held === 0) c.hold.status = "Released"
+    }
   }
   if (left !== 0) throw new Error(`model: reversal of ${reversed} left ${left} unallocated`)
+  a.escrow -= fromEscrow
+  const fromFunds = Math.min(reversed - fromEscrow, a.free, available(m))
+  a.free -= fromFunds
+  m.receivable += reversed - fromEscrow - fromFunds
+  a.paid -= reversed
+  return fromEscrow
 }
 
 type Expect = { readonly status: number; readonly code?: string }
@@ -204,7 +218,7 @@ const verify = (m: Model, r: Real) =>
       availableKobo: balance.availableKobo, receivableKobo: balance.receivableKobo, heldKobo: balance.heldKobo, inTransitKobo: balance.inTransitKobo, pendingReviewKobo: balance.pendingReviewKobo,
       paidOutTodayKobo: sameDay ? balance.paidOutTodayKobo : m.paidOutToday
     }, {
-      availableKobo: spendable(m), receivableKobo: m.receivable, heldKobo: m.accounts.reduce((s, a) => s + a.escrow, 0), inTransitKobo: 0, pendingReviewKobo: 0, paidOutTodayKobo: m.paidOutToday
+      availableKobo: available(m), receivableKobo: m.receivable, heldKobo: m.accounts.reduce((s, a) => s + a.escrow, 0), inTransitKobo: 0, pendingReviewKobo: 0, paidOutTodayKobo: m.paidOutToday
     })
     // The ledger's own figures (natural balances: customer_funds and escrow are liabilities, tenant_receivable an asset).
     const ledger = yield* sql<{ account: string; sum: number }>`SELECT account, sum(amount_kobo)::bigint AS sum FROM ledger_entries
@@ -311,8 +325,9 @@ class Deposit extends Cmd {
       const a = m.accounts[this.account]!
       const kobo = this.amount.kind === "due" ? due(a) || a.expected : this.amount.kind === "half" ? Math.floor(a.expected / 2)
         : this.amount.kind === "over" ? due(a) + Math.floor(a.expected / 4) + 1 : this.amount.n
+      const owed = m.receivable
       yield* deposit(m, r, this.account, kobo, this.payerAccount)
-      this.outcome = m.deposits.at(-1)!.classification
+      this.outcome = `${m.deposits.at(-1)!.classification}${owed > m.receivable ? " recovering" : ""}`
       this.did = `${kobo} kobo -> ${this.outcome}`
     })
   }
@@ -344,8 +359,9 @@ class DuplicateDeposit extends Cmd {
   act(m: Model, r: Real) {
     return Effect.gen(this, function* () {
       const d = depositOf(m, this.index)
+      const owed = m.receivable
       yield* deposit(m, r, d.account, d.amount, d.payerAccount)
-      this.outcome = m.deposits.at(-1)!.classification
+      this.outcome = `${m.deposits.at(-1)!.classification}${owed > m.receivable ? " recovering" : ""}`
       this.did = `of ${d.reference.slice(-6)}: ${d.amount} kobo -> ${this.outcome}`
     })
   }
@@ -370,8 +386,8 @@ class Reversal extends Cmd {
         event: "transfer.reversal", accountNumber: r.accounts[d.account]!.nuban, amountKobo: kobo, sessionId: newSession(), senderName: null, reversedSessionId: d.reference
       }, null)
       const receivableBefore = m.receivable
-      modelReversal(m, d, kobo, reference)
-      this.outcome = `${m.reversals.at(-1)!.status}${m.receivable > receivableBefore ? " +receivable" : ""}${d.status === "Reversed" ? " whole" : ""}`
+      const fromEscrow = modelReversal(m, d, kobo, reference)
+      this.outcome = `${m.reversals.at(-1)!.status}${fromEscrow > 0 ? " from escrow" : ""}${m.receivable > receivableBefore ? " +receivable" : ""}${d.status === "Reversed" ? " whole" : ""}`
       this.did = `of ${d.reference.slice(-6)}: ${kobo} kobo -> ${this.outcome}`
       yield* waitForTransactions(r.t.tenantId, m.events)
     })
@@ -471,13 +487,13 @@ class Refund extends Cmd {
       const answer = yield* call("POST", `/api/v1/transactions/${d.reference}/refund`, { token: r.t.testOwnerToken, ...(body ? { json: body } : {}) })
       // The model, as DESIGN.md has it: only a completed deposit's unrefunded surplus, never more than the account is
       // still overpaid by; the deposit's held money first, then its account's free money as far as the available
-      // balance still has it, less what the tenant owes for late reversals. One refund per deposit: a sent one answers AlreadySent; a failed or reversed one came
+      // balance still has it. One refund per deposit: a sent one answers AlreadySent; a failed or reversed one came
       // back (held again) and may be tried again.
       const sent = d.refunds.find((x) => x.end === "Successful")
       const refundable = Math.min(d.surplus, overpayment(a))
       const held = d.hold?.status === "Held" ? d.hold.held : 0
       const fromEscrow = Math.min(Math.max(refundable, 0), held)
-      const fromFree = Math.max(0, Math.min(refundable - fromEscrow, a.free, spendable(m)))
+      const fromFree = Math.max(0, Math.min(refundable - fromEscrow, a.free, available(m)))
       let want: Expect
       if (sent) want = { status: 200 }
       else if (d.status !== "Completed") want = problem(400, "no_refundable_surplus")
@@ -553,7 +569,7 @@ class Payout extends Cmd {
   }
   act(m: Model, r: Real) {
     return Effect.gen(this, function* () {
-      const have = spendable(m)
+      const have = available(m)
       const kobo = this.amount.kind === "all" ? Math.max(have, 1) : this.amount.kind === "over" ? have + 1
         : this.amount.kind === "permille" ? Math.max(1, Math.floor((have * this.amount.p) / 1000)) : this.amount.n
       const merchantTxRef = `po-${r.run}-${++m.payouts}`

@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { jetstream } from "@nats-io/jetstream"
+import { jetstream, jetstreamManager } from "@nats-io/jetstream"
 import { Deferred, Effect, Fiber, Layer } from "effect"
 import { WorkersLive } from "../../src/Services.js"
 import { Nats, NatsLive } from "../../streams/Nats.js"
-import { RECONCILER_ACK_WAIT_MS, RECONCILER_DURABLE, streamNames } from "../../streams/Topology.js"
+import { DEFAULT_DEPOSIT_PARTITIONS } from "../../src/Config.js"
+import { depositPartition, partitionConsumerConfig, partitionConsumerName, RECONCILER_ACK_WAIT_MS, streamNames } from "../../streams/Topology.js"
 import { assertLedgerInvariant, createAccount, sendSigned, testTenant, waitForTransactions } from "../support/Pipeline.js"
 import { appTopology, reconcilerInfo, TEST_NATS_URL, TestNatsLive, waitForConsumerIdle } from "../support/Resilience.js"
 import { makeTestApp } from "../support/TestApp.js"
@@ -51,28 +52,39 @@ layer(makeTestApp().pipe(Layer.provideMerge(TestNatsLive)), { timeout: 120_000, 
   }
 )
 
-layer(makeTestApp({ workers: false }).pipe(Layer.provideMerge(TestNatsLive)), { timeout: 120_000, excludeTestServices: true })(
-  "progress acks: a delivery whose process died",
+/** The owner's lease in the take-over case: short, so the test need not wait long for it to run out. */
+const LEASE_MS = 3_000
+
+layer(makeTestApp({ workers: false, config: { reconcilerLeaseMs: LEASE_MS } }).pipe(Layer.provideMerge(TestNatsLive)), { timeout: 120_000, excludeTestServices: true })(
+  "take-over: a delivery whose owner died",
   (it) => {
-    it.effect(`is redelivered after about ack_wait (${RECONCILER_ACK_WAIT_MS / 1000} s)`, () =>
+    it.effect(`is redelivered, to the next owner, once the dead owner's lease (${LEASE_MS / 1000} s) has run out`, () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const topology = yield* appTopology
+        const stream = streamNames(topology).deposits
         const t = yield* testTenant
         const acct = yield* createAccount(t.token, "dead-1", "John Adeyemi")
+        const partition = depositPartition(t.tenantId, "test", acct.nuban, DEFAULT_DEPOSIT_PARTITIONS)
         const sent = yield* sendSigned(t, { accountNumber: acct.nuban, amountKobo: 54_321 })
         expect(sent.body.result).toBe("processed")
-        // A "process" takes the delivery on its own connection and dies with it: no ack, no nak, no progress.
+        // A "process" owns the account's partition (its lease, epoch 1), takes the delivery from its consumer on its
+        // own connection and dies with it: no ack, no nak, no progress, no renewal.
         const taken = yield* Effect.scoped(
           Effect.gen(function* () {
+            yield* sql`
+              INSERT INTO reconciler_partitions (stream, partition, owner, epoch, expires_at)
+              VALUES (${stream}, ${partition}, 'doomed-worker', 1, now() + ${LEASE_MS}::int * interval '1 millisecond')`
             const nc = yield* Nats
-            const consumer = yield* Effect.promise(() => jetstream(nc).consumers.get(streamNames(topology).deposits, RECONCILER_DURABLE))
+            yield* Effect.promise(async () => (await jetstreamManager(nc)).consumers.add(stream, partitionConsumerConfig(topology, partition, 1, undefined)))
+            const consumer = yield* Effect.promise(() => jetstream(nc).consumers.get(stream, partitionConsumerName(partition, 1)))
             const m = yield* Effect.promise(() => consumer.next({ expires: 10_000 }))
             if (m === null) return yield* Effect.die(new Error("no delivery within 10 s"))
             return { seq: m.seq, at: Date.now() }
           }).pipe(Effect.provide(NatsLive(TEST_NATS_URL, "doomed-worker")))
         )
-        // The real workers start at once, and get it only when ack_wait has run out.
+        // The real workers start at once; they take the other partitions now, this one only when its lease has run
+        // out, and then get the delivery at once: the new owner's consumer starts where the dead owner's had got to.
         const elapsed = yield* Effect.scoped(
           Effect.gen(function* () {
             yield* Layer.build(WorkersLive)
@@ -82,12 +94,14 @@ layer(makeTestApp({ workers: false }).pipe(Layer.provideMerge(TestNatsLive)), { 
             return at - taken.at
           })
         )
-        expect(elapsed).toBeGreaterThan(RECONCILER_ACK_WAIT_MS - 1_000)
-        expect(elapsed).toBeLessThan(RECONCILER_ACK_WAIT_MS + 4_000)
+        expect(elapsed).toBeGreaterThan(LEASE_MS - 1_000)
+        expect(elapsed).toBeLessThan(LEASE_MS + 4_000)
+        // The dead owner's consumer is gone; the new owner's (epoch 2) delivered the message once, and acked it.
         const info = yield* reconcilerInfo(topology)
-        // Two deliveries of the one message: the dead one and the redelivery.
+        expect(info.consumers).not.toContain(partitionConsumerName(partition, 1))
+        expect(info.consumers).toContain(partitionConsumerName(partition, 2))
         expect(info.delivered.stream_seq).toBe(taken.seq)
-        expect(info.delivered.consumer_seq).toBe(2)
+        expect(info.delivered.consumer_seq).toBe(1)
         expect(info.ack_floor.stream_seq).toBe(taken.seq)
         const txns = yield* sql<{ reference: string }>`SELECT reference FROM transactions WHERE tenant_id = ${t.tenantId}`
         expect(txns).toEqual([{ reference: sent.sessionId }])

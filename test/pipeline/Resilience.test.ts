@@ -5,6 +5,7 @@ import * as crypto from "node:crypto"
 import { Reconciler } from "../../services/deposits/Reconciler.js"
 import { decodeEnvelope, isDecoded } from "../../streams/DepositBus.js"
 import { publish, replayFrom } from "../../streams/JetStream.js"
+import { DEFAULT_DEPOSIT_PARTITIONS } from "../../src/Config.js"
 import { depositSubject, streamNames } from "../../streams/Topology.js"
 import { assertLedgerInvariant, createAccount, sendSigned, sessionId, testTenant, waitForInboxDrained, waitForTransactions } from "../support/Pipeline.js"
 import { accountBalance, appTopology, eventually, NAMES, reconcilerInfo, snapshot, TestNatsLive, waitForConsumerIdle } from "../support/Resilience.js"
@@ -97,10 +98,10 @@ layer(makeTestApp().pipe(Layer.provideMerge(TestNatsLive)), { timeout: 120_000, 
         const t = yield* testTenant
         const acct = yield* createAccount(t.token, "after-poison", "Ngozi Eze")
 
-        const garbage = yield* publish(depositSubject(topology, "garbage", "test", "0000000000"), "{not json", `poison-${crypto.randomUUID()}`)
+        const garbage = yield* publish(depositSubject(topology, "garbage", "test", "0000000000", DEFAULT_DEPOSIT_PARTITIONS), "{not json", `poison-${crypto.randomUUID()}`)
         // Decodes, but points at no inbox row: also poison (a retry cannot make the row appear).
         const ghost = yield* publish(
-          depositSubject(topology, t.tenantId, "test", acct.nuban),
+          depositSubject(topology, t.tenantId, "test", acct.nuban, DEFAULT_DEPOSIT_PARTITIONS),
           JSON.stringify({ inboxId: 987_654_321, tenantId: t.tenantId, mode: "test", provider: "sandbox", reference: "ghost-ref", accountNumber: acct.nuban }),
           `ghost-${crypto.randomUUID()}`
         )

@@ -1,24 +1,30 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { jetstream, type JsMsg } from "@nats-io/jetstream"
+import { jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream"
 import { Effect, Layer } from "effect"
 import { Reconciler } from "../../services/deposits/Reconciler.js"
 import { decodeEnvelope, type DepositEnvelope, isDecoded } from "../../streams/DepositBus.js"
 import { Nats } from "../../streams/Nats.js"
-import { RECONCILER_DURABLE, streamNames, type Topology } from "../../streams/Topology.js"
+import { DEFAULT_DEPOSIT_PARTITIONS } from "../../src/Config.js"
+import { depositPartition, partitionConsumerConfig, partitionConsumerName, streamNames, type Topology } from "../../streams/Topology.js"
 import { WorkersLive } from "../../src/Services.js"
 import { assertLedgerInvariant, createAccount, sendSigned, testTenant } from "../support/Pipeline.js"
 import { accountBalance, appTopology, eventually, reconcilerInfo, snapshot, TestNatsLive, waitForConsumerIdle } from "../support/Resilience.js"
 import { makeTestApp } from "../support/TestApp.js"
 
 /**
- * Exactly ONE message from the reconciler's durable consumer (a one-message pull: nothing else is buffered and left
- * un-acked behind our back). Fails if none arrives within 5 s.
+ * Exactly ONE message of the account's deposit partition, from the consumer the partition's first owner reads
+ * (`reconciler-p<N>-1`, made here as that owner makes it; the real workers, started later, take the partition at epoch
+ * 1 and read the same consumer): a one-message pull, so nothing else is buffered and left un-acked behind our back.
+ * Fails if none arrives within 5 s.
  */
-const nextDelivery = (t: Topology) =>
+const nextDelivery = (t: Topology, tenantId: string, nuban: string) =>
   Effect.gen(function* () {
     const nc = yield* Nats
-    const consumer = yield* Effect.promise(() => jetstream(nc).consumers.get(streamNames(t).deposits, RECONCILER_DURABLE))
+    const stream = streamNames(t).deposits
+    const partition = depositPartition(tenantId, "test", nuban, DEFAULT_DEPOSIT_PARTITIONS)
+    yield* Effect.promise(async () => (await jetstreamManager(nc)).consumers.add(stream, partitionConsumerConfig(t, partition, 1, undefined)))
+    const consumer = yield* Effect.promise(() => jetstream(nc).consumers.get(stream, partitionConsumerName(partition, 1)))
     const m = yield* Effect.promise(() => consumer.next({ expires: 5_000 }))
     if (m === null) return yield* Effect.die(new Error("no delivery within 5 s"))
     return m
@@ -48,7 +54,7 @@ layer(makeTestApp({ workers: false }).pipe(Layer.provideMerge(TestNatsLive)), { 
         expect(sent.body.result).toBe("processed")
 
         // Delivery 1: the worker commits the deposit...
-        const first = yield* nextDelivery(topology)
+        const first = yield* nextDelivery(topology, t.tenantId, acct.nuban)
         expect(first.info.deliveryCount).toBe(1)
         expect(yield* reconciler.reconcile(envelopeOf(first))).toBe("reconciled")
         const committed = yield* snapshot
@@ -58,13 +64,13 @@ layer(makeTestApp({ workers: false }).pipe(Layer.provideMerge(TestNatsLive)), { 
         first.nak()
 
         // Delivery 2, by hand: the unique reference (and the reconciled inbox row) make it a no-op.
-        const second = yield* nextDelivery(topology)
+        const second = yield* nextDelivery(topology, t.tenantId, acct.nuban)
         expect(second.seq).toBe(first.seq)
         expect(second.info.deliveryCount).toBe(2)
         expect(second.redelivered).toBe(true)
         expect(yield* reconciler.reconcile(envelopeOf(second))).toBe("already-reconciled")
         expect(yield* snapshot).toEqual(committed)
-        // Crash again, and let the real workers (16 partitions, ack after commit) take delivery 3.
+        // Crash again, and let the real workers (ack after commit) take delivery 3.
         second.nak()
 
         yield* Effect.scoped(
@@ -98,8 +104,8 @@ layer(makeTestApp({ workers: false }).pipe(Layer.provideMerge(TestNatsLive)), { 
         const unmatched = yield* sendSigned(t, { accountNumber: "0000000019", amountKobo: 44_000 })
         expect([matched.body.result, unmatched.body.result]).toEqual(["processed", "unmatched"])
 
-        for (const sent of [matched, unmatched]) {
-          const m = yield* nextDelivery(topology)
+        for (const [sent, nuban] of [[matched, acct.nuban], [unmatched, "0000000019"]] as const) {
+          const m = yield* nextDelivery(topology, t.tenantId, nuban)
           const envelope = envelopeOf(m)
           expect(envelope.reference).toBe(sent.sessionId)
           // Ten concurrent attempts, each retried as the worker retries a failure in place.

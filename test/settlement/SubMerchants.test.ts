@@ -505,7 +505,7 @@ layer(makeTestApp({ moneyOut: { statusCheckAfterMs: STATUS_CHECK_AFTER_MS } }), 
       yield* assertLedgerInvariant
     }))
 
-  it.effect("a late reversal (after settlement) posts to tenant_receivable: balance and event show it, and the next run settles nothing of what is owed", () =>
+  it.effect("a late reversal (after settlement) posts to tenant_receivable: balance and event show it; new collections pay it off first and the next run settles nothing of them", () =>
     Effect.gen(function* () {
       const t = yield* testTenant
       const sql = yield* SqlClient.SqlClient
@@ -532,16 +532,17 @@ layer(makeTestApp({ moneyOut: { statusCheckAfterMs: STATUS_CHECK_AFTER_MS } }), 
       // The sub-merchant's settled figures do not change (the debt is the tenant's).
       yield* expectBalance(t, bol, { collectedKobo: 10_000, settledKobo: 10_000, pendingKobo: 0, inTransitKobo: 0, unsweptKobo: 0 })
 
-      // New collections, less than what is owed: the next run settles none of them, and nothing becomes available.
+      // New collections, less than what is owed: each pays off what is owed before it counts (the sub-merchant's account's
+      // too: the tenant's collections), so nothing becomes available and the next run has nothing to settle.
       yield* fund(t, "rev-2", [4_000])
       yield* deposit(t, acc.nuban, [3_000])
       const next = yield* run(t)
       expect(next.settledCount).toBe(0)
       expect(next.data).toEqual([])
-      expect(yield* balanceOf(t.token)).toMatchObject({ availableKobo: 0, receivableKobo: 10_000 })
+      expect(yield* balanceOf(t.token)).toMatchObject({ availableKobo: 0, receivableKobo: 3_000 })
       const [{ m }] = (yield* sql<{ m: number }>`SELECT count(*)::int AS m FROM settlements WHERE tenant_id = ${t.tenantId}`) as unknown as [{ m: number }]
       expect(m).toBe(1)
-      yield* expectBalance(t, bol, { collectedKobo: 10_000, settledKobo: 10_000, pendingKobo: 0, inTransitKobo: 0, unsweptKobo: 3_000 })
+      yield* expectBalance(t, bol, { collectedKobo: 10_000, settledKobo: 10_000, pendingKobo: 0, inTransitKobo: 0, unsweptKobo: 0 })
       yield* assertLedgerInvariant
     }))
 })

@@ -1,4 +1,4 @@
-import { jetstreamManager, type JsMsg } from "@nats-io/jetstream"
+import { AckPolicy, jetstreamManager, type JsMsg } from "@nats-io/jetstream"
 import { nanos } from "@nats-io/nats-core"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Layer, Option, Scope, Stream } from "effect"
@@ -9,12 +9,17 @@ import { Nats, NatsError, NatsLive } from "../../streams/Nats.js"
 import {
   decodeToken,
   depositMsgId,
+  depositPartition,
+  depositPartitionFilter,
   depositSubject,
   ensureTopology,
   isolatedTopology,
+  legacyDepositFilter,
   parseDepositSubject,
-  RECONCILER_DURABLE,
+  parsePartitionConsumer,
   parseReconciledSubject,
+  partitionConsumerConfig,
+  partitionConsumerName,
   RECONCILER_ACK_WAIT_MS,
   reconciledFilter,
   reconciledSubject,
@@ -50,6 +55,9 @@ const collect = <E, R>(s: Stream.Stream<JsMsg, E, R>) =>
 const publishAll = (items: ReadonlyArray<readonly [subject: string, body: string]>) =>
   Effect.forEach(items, ([subject, body]) => publish(subject, body, `id-${body}`))
 
+/** Deposit partitions in these tests. */
+const P = 8
+
 const AWKWARD_REFS = [
   "plain-ref_1",
   "has.dot",
@@ -75,7 +83,7 @@ describe("Topology", () => {
 
   it("builds subjects and message ids", () => {
     const t = { prefix: "t1." }
-    expect(depositSubject(t, "ten_1", "test", "9930000737")).toBe("t1.deposits.ten_1.test.9930000737")
+    expect(depositSubject(t, "ten_1", "test", "9930000737", P)).toBe("t1.deposits.p6.ten_1.test.9930000737")
     expect(reconciledSubject({ prefix: "" }, "ten_1", "live", "deposit.reconciled", "ord-7")).toBe("reconciled.ten_1.live.deposit%2Ereconciled.ord-7")
     expect(parseReconciledSubject(t, "t1.reconciled.ten_1.live.deposit%2Ereconciled.ord%2E7")).toEqual(
       Option.some({ tenantId: "ten_1", mode: "live", eventType: "deposit.reconciled", accountRef: "ord.7" })
@@ -83,10 +91,34 @@ describe("Topology", () => {
     expect(reconciledFilter(t, "ten_1", "live")).toBe("t1.reconciled.ten_1.live.*.*")
     expect(reconciledFilter(t, "ten_1", "live", { eventType: "deposit.reversed", accountRef: "a b" })).toBe("t1.reconciled.ten_1.live.deposit%2Ereversed.a%20b")
     expect(depositMsgId("ten_1", "live", "sandbox", "000013")).toBe("ten_1:live:sandbox:000013")
-    expect(parseDepositSubject(t, "t1.deposits.ten_1.test.9930000737")).toEqual(
-      Option.some({ tenantId: "ten_1", mode: "test", accountNumber: "9930000737" })
+    expect(parseDepositSubject(t, "t1.deposits.p6.ten_1.test.9930000737")).toEqual(
+      Option.some({ partition: 6, tenantId: "ten_1", mode: "test", accountNumber: "9930000737" })
     )
-    expect(parseDepositSubject(t, "t2.deposits.ten_1.test.9930000737")).toEqual(Option.none())
+    // The subjects of earlier versions (no partition level) still parse.
+    expect(parseDepositSubject(t, "t1.deposits.ten_1.test.9930000737")).toEqual(
+      Option.some({ partition: null, tenantId: "ten_1", mode: "test", accountNumber: "9930000737" })
+    )
+    expect(parseDepositSubject(t, "t2.deposits.p6.ten_1.test.9930000737")).toEqual(Option.none())
+    expect(parseDepositSubject(t, "t1.deposits.x6.ten_1.test.9930000737")).toEqual(Option.none())
+    expect(depositPartitionFilter(t, 6)).toBe("t1.deposits.p6.*.*.*")
+    expect(legacyDepositFilter(t)).toBe("t1.deposits.*.*.*")
+    expect(partitionConsumerName(6, 12)).toBe("reconciler-p6-12")
+    expect(parsePartitionConsumer("reconciler-p6-12")).toEqual(Option.some({ partition: 6, epoch: 12 }))
+    expect(parsePartitionConsumer("reconciler")).toEqual(Option.none())
+    expect(parsePartitionConsumer("reconciler-p06-1")).toEqual(Option.none())
+  })
+
+  it("an account key's partition is fixed (the same in every process and version) and accounts spread over all partitions", () => {
+    // Pinned: publishers and the partitions' owners must agree, across processes and across upgrades.
+    expect(["9930000737", "1000000001", "1000000002", "1000000003"].map((n) => depositPartition("ten_1", "test", n, P))).toEqual([6, 2, 7, 4])
+    expect(depositPartition("ten", "live", "1000000002", P)).toBe(5)
+    const counts = Array(P).fill(0) as Array<number>
+    for (let i = 0; i < 8_000; i++) counts[depositPartition("ten_1", "test", String(9_930_000_000 + i), P)]!++
+    for (const n of counts) expect(Math.abs(n - 1_000)).toBeLessThan(150)
+    fc.assert(fc.property(fc.string(), fc.string(), fc.integer({ min: 1, max: 64 }), (tenant, nuban, partitions) => {
+      const p = depositPartition(tenant, "test", nuban, partitions)
+      expect(Number.isInteger(p) && p >= 0 && p < partitions).toBe(true)
+    }))
   })
 
   it("encodes awkward accountRefs as one valid, distinct, reversible token", () => {
@@ -117,16 +149,15 @@ describe("Topology", () => {
 })
 
 describe("JetStream (live nats-server)", () => {
-  natsTest("ensureTopology is idempotent and repairs a drifted config", (t) =>
+  natsTest("ensureTopology is idempotent, repairs a drifted config, and makes no consumer", (t) =>
     Effect.gen(function* () {
       const names = streamNames(t)
       yield* ensureTopology(t)
       yield* ensureTopology(t)
       const m = yield* jsm
-      // Drift: someone shortened max_age and the consumer's max_deliver by hand.
+      // Drift: someone shortened max_age by hand.
       const si = yield* Effect.promise(() => m.streams.info(names.deposits))
       yield* Effect.promise(() => m.streams.update(names.deposits, { ...si.config, max_age: nanos(3_600_000) }))
-      yield* Effect.promise(() => m.consumers.update(names.deposits, RECONCILER_DURABLE, { max_deliver: 3 }))
       yield* ensureTopology(t)
 
       for (const name of [names.deposits, names.reconciled]) {
@@ -138,23 +169,31 @@ describe("JetStream (live nats-server)", () => {
         expect(config.discard).toBe("old")
       }
       expect((yield* Effect.promise(() => m.streams.info(names.reconciled))).config.subjects).toEqual([`${t.prefix}reconciled.*.*.*.*`])
-      const ci = yield* Effect.promise(() => m.consumers.info(names.deposits, RECONCILER_DURABLE))
+      expect((yield* Effect.promise(() => m.streams.info(names.deposits))).config.subjects).toEqual([`${t.prefix}deposits.>`])
+      // The partitions' consumers are their owners' to make (JetStreamDepositBus), never a connecting process's.
+      expect(yield* Effect.promise(() => m.consumers.list(names.deposits).next())).toEqual([])
+      expect(yield* streamInfo(names.deposits)).toEqual({ messages: 0, firstSeq: 0, lastSeq: 0 })
+      // What an owner makes: a partition's consumer for one ownership.
+      yield* Effect.promise(() => m.consumers.add(names.deposits, partitionConsumerConfig(t, 3, 7, 42)))
+      const ci = yield* Effect.promise(() => m.consumers.info(names.deposits, "reconciler-p3-7"))
       expect(ci.config).toMatchObject({
-        durable_name: "reconciler",
+        durable_name: "reconciler-p3-7",
         ack_policy: "explicit",
-        deliver_policy: "all",
-        filter_subject: `${t.prefix}deposits.>`,
+        deliver_policy: "by_start_sequence",
+        opt_start_seq: 42,
+        filter_subject: `${t.prefix}deposits.p3.*.*.*`,
         max_deliver: 8,
         ack_wait: nanos(RECONCILER_ACK_WAIT_MS),
-        max_ack_pending: 4096
+        max_ack_pending: 1024
       })
-      expect(yield* streamInfo(names.deposits)).toEqual({ messages: 0, firstSeq: 0, lastSeq: 0 })
+      expect(partitionConsumerConfig(t, 3, 7, undefined)).toMatchObject({ deliver_policy: "all" })
+      expect(partitionConsumerConfig(t, 3, 7, 1)).toMatchObject({ deliver_policy: "all" })
     })
   )
 
   natsTest("publishing the same msgId twice stores one message", (t) =>
     Effect.gen(function* () {
-      const subject = depositSubject(t, "ten", "test", "9930000737")
+      const subject = depositSubject(t, "ten", "test", "9930000737", P)
       const id = depositMsgId("ten", "test", "sandbox", "000013251121100000000000000001")
       const first = yield* publish(subject, "a", id)
       const again = yield* publish(subject, "a", id)
@@ -168,7 +207,7 @@ describe("JetStream (live nats-server)", () => {
 
   natsTest("publishMany: pipelined in order, a repeat id is acked and stored once, an uncaptured subject is not acked", (t) =>
     Effect.gen(function* () {
-      const subjects = ["1000000001", "1000000002", "1000000003"].map((n) => depositSubject(t, "ten", "test", n))
+      const subjects = ["1000000001", "1000000002", "1000000003"].map((n) => depositSubject(t, "ten", "test", n, P))
       const batch = Array.from({ length: 300 }, (_, i) => ({ subject: subjects[i % 3]!, data: `m${i}`, msgId: `pm-${i}` }))
       expect(yield* publishMany(batch)).toEqual(batch.map(() => true))
       expect(yield* streamInfo(streamNames(t).deposits)).toEqual({ messages: 300, firstSeq: 1, lastSeq: 300 })
@@ -204,12 +243,15 @@ describe("JetStream (live nats-server)", () => {
       const accounts = ["1000000001", "1000000002", "1000000003"]
       const items = Array.from({ length: 30 }, (_, i) => {
         const acct = accounts[i % 3]!
-        return [depositSubject(t, "ten", "test", acct), `${acct}-${String(i).padStart(2, "0")}`] as const
+        return [depositSubject(t, "ten", "test", acct, P), `${acct}-${String(i).padStart(2, "0")}`] as const
       })
       yield* publishAll(items)
+      const DURABLE = "test-durable"
+      yield* Effect.flatMap(jsm, (m) => Effect.promise(() =>
+        m.consumers.add(streamNames(t).deposits, { durable_name: DURABLE, ack_policy: AckPolicy.Explicit, filter_subject: `${t.prefix}deposits.>` })))
 
       const got = yield* collect(
-        consume(streamNames(t).deposits, RECONCILER_DURABLE, { maxMessages: 8 }).pipe(
+        consume(streamNames(t).deposits, DURABLE, { maxMessages: 8 }).pipe(
           Stream.mapEffect((m) => Effect.as(Effect.promise(() => m.ackAck()), m)),
           Stream.take(30)
         )
@@ -219,15 +261,15 @@ describe("JetStream (live nats-server)", () => {
         expect(bodies).toEqual(items.filter(([s]) => s.endsWith(acct)).map(([, b]) => b))
       }
       const m = yield* jsm
-      const after = yield* Effect.promise(() => m.consumers.info(streamNames(t).deposits, RECONCILER_DURABLE))
+      const after = yield* Effect.promise(() => m.consumers.info(streamNames(t).deposits, DURABLE))
       expect(after.num_pending).toBe(0)
       expect(after.num_ack_pending).toBe(0)
       expect(after.ack_floor.stream_seq).toBe(30)
 
       // A failed attempt: nak the first delivery of "nak-me", which must come back as delivery 2.
-      yield* publishAll([[depositSubject(t, "ten", "test", accounts[0]!), "nak-me"]])
+      yield* publishAll([[depositSubject(t, "ten", "test", accounts[0]!, P), "nak-me"]])
       const seen = yield* collect(
-        consume(streamNames(t).deposits, RECONCILER_DURABLE, { maxMessages: 8 }).pipe(
+        consume(streamNames(t).deposits, DURABLE, { maxMessages: 8 }).pipe(
           Stream.mapEffect((msg) =>
             msg.info.deliveryCount === 1 ? Effect.as(Effect.sync(() => msg.nak()), msg) : Effect.as(Effect.promise(() => msg.ackAck()), msg)
           ),
@@ -245,8 +287,8 @@ describe("JetStream (live nats-server)", () => {
     Effect.gen(function* () {
       const stream = streamNames(t).deposits
       expect(yield* collect(replayFrom(stream, { seq: 1 }))).toEqual([]) // empty stream
-      const a = depositSubject(t, "ten", "test", "1000000001")
-      const b = depositSubject(t, "ten", "live", "1000000002")
+      const a = depositSubject(t, "ten", "test", "1000000001", P)
+      const b = depositSubject(t, "ten", "live", "1000000002", P)
       yield* publishAll([[a, "m1"], [b, "m2"], [a, "m3"], [b, "m4"], [b, "m5"]])
 
       const fromThree = yield* collect(replayFrom(stream, { seq: 3 }))
@@ -268,17 +310,17 @@ describe("JetStream (live nats-server)", () => {
       expect(during.map((m) => m.string())).toEqual(["m1", "m2", "m3", "m4", "m5"])
       expect(yield* streamInfo(stream)).toEqual({ messages: 7, firstSeq: 1, lastSeq: 7 })
 
-      // Replays leave no consumers behind besides the durable reconciler.
+      // Replays leave no consumers behind.
       const m = yield* jsm
       const consumers = yield* Effect.promise(() => m.consumers.list(stream).next())
-      expect(consumers.map((c) => c.name)).toEqual([RECONCILER_DURABLE])
+      expect(consumers.map((c) => c.name)).toEqual([])
     })
   )
 
   natsTest("replayFrom by time ends and yields the messages from that time on", (t) =>
     Effect.gen(function* () {
       const stream = streamNames(t).deposits
-      const a = depositSubject(t, "ten", "test", "1000000001")
+      const a = depositSubject(t, "ten", "test", "1000000001", P)
       yield* publishAll([[a, "old1"], [a, "old2"]])
       yield* Effect.sleep("50 millis")
       const since = new Date()
@@ -309,7 +351,7 @@ describe("JetStream (live nats-server)", () => {
       const t = isolatedTopology()
       const outcome = yield* Effect.gen(function* () {
         yield* ensureTopology(t)
-        const subject = depositSubject(t, "ten", "test", "1000000001")
+        const subject = depositSubject(t, "ten", "test", "1000000001", P)
         expect(yield* publish(subject, "before", "m-before")).toEqual({ seq: 1, duplicate: false })
         yield* proxy.cut // the connection drops; the client now retries every 500 ms forever
         const started = Date.now()

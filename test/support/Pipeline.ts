@@ -115,10 +115,13 @@ export const waitForInboxDrained = Effect.gen(function* () {
  *    family may change sign has a natural balance below zero;
  * 2. amountPaidKobo = applied credits - applied reversals - refunds (refund journals `rfd:` out of the account);
  * 3. what the account's money accounts hold (customer_funds + escrow) = amountPaidKobo - what was settled out of it
- *    (settlement journals `stl:`) + what a late reversal posted to tenant_receivable for it;
+ *    (settlement journals `stl:`) + what its deposits' journals (`txn:`, `review:`) posted to tenant_receivable: a late
+ *    reversal's part owed (+), and what its later collections recovered of what was owed (-);
  * 4. every guarded balance row equals its entries: `available` (the sum of its stripes) = -(every customer_funds +
  *    payouts_drawn) of the tenant
- *    and mode; `escrow:<va>` and `sub_merchant:<id>` their own natural balance; an account with entries and no row is 0;
+ *    and mode; `escrow:<va>`, `sub_merchant:<id>` and `tenant_receivable` their own natural balance; an account with
+ *    entries and no row is 0; and the tenant's receivable flag (`tenants.receivable_modes`, what the deposit path reads
+ *    instead of the receivable) names exactly the modes whose receivable is above zero;
  * 5. money out: payouts_in_transit and refunds_in_transit hold exactly the transfers still Pending or Processing,
  *    payouts_drawn the payouts not failed or reversed; each day's payout counter is the sum of that day's payouts not
  *    failed, never over its cap; an account's escrow is the sum of its active holds (for accounts with holds);
@@ -155,7 +158,7 @@ export const assertLedgerInvariant = Effect.gen(function* () {
       COALESCE((SELECT sum(e.amount_kobo) FROM ledger_entries e WHERE e.tenant_id = va.tenant_id AND e.mode = va.mode
           AND e.journal_id LIKE 'stl:%' AND e.account IN ('customer_funds:' || va.id, 'escrow:' || va.id)), 0)::bigint AS settled,
       COALESCE((SELECT sum(e.amount_kobo) FROM transactions t JOIN ledger_entries e
-          ON e.tenant_id = t.tenant_id AND e.mode = t.mode AND e.journal_id = 'txn:' || t.reference AND e.account = 'tenant_receivable'
+          ON e.tenant_id = t.tenant_id AND e.mode = t.mode AND e.journal_id IN ('txn:' || t.reference, 'review:' || t.reference) AND e.account = 'tenant_receivable'
           WHERE t.virtual_account_id = va.id), 0)::bigint AS receivable
     FROM virtual_accounts va`
   const paidOff = figures.filter((f) => f.amountPaidKobo !== f.fromTransactions)
@@ -170,6 +173,8 @@ export const assertLedgerInvariant = Effect.gen(function* () {
       UNION ALL
       SELECT tenant_id, mode, account, -sum(amount_kobo) FROM ledger_entries
       WHERE account LIKE 'escrow:%' OR account LIKE 'sub_merchant:%' GROUP BY tenant_id, mode, account
+      UNION ALL
+      SELECT tenant_id, mode, account, sum(amount_kobo) FROM ledger_entries WHERE account = 'tenant_receivable' GROUP BY tenant_id, mode, account
     )
     SELECT COALESCE(s.tenant_id, b.tenant_id) AS tenant_id, COALESCE(s.mode, b.mode) AS mode, COALESCE(s.account, b.account) AS account,
       COALESCE(b.balance_kobo, 0)::bigint AS row, COALESCE(s.entries, 0)::bigint AS entries
@@ -179,6 +184,12 @@ export const assertLedgerInvariant = Effect.gen(function* () {
     ) b ON b.tenant_id = s.tenant_id AND b.mode = s.mode AND b.account = s.account`
   const drift = guarded.filter((g) => g.row !== g.entries)
   if (drift.length > 0) return yield* fail("guarded balance rows disagree with their entries", drift)
+  const flagOff = yield* sql<{ tenantId: string; mode: string; receivable: number; flagged: boolean }>`
+    SELECT t.id AS tenant_id, m.mode, COALESCE(b.balance_kobo, 0)::bigint AS receivable, m.mode = ANY(t.receivable_modes) AS flagged
+    FROM tenants t CROSS JOIN (VALUES ('test'), ('live')) m(mode)
+    LEFT JOIN ledger_balances b ON b.tenant_id = t.id AND b.mode = m.mode AND b.account = 'tenant_receivable'
+    WHERE (COALESCE(b.balance_kobo, 0) > 0) <> (m.mode = ANY(t.receivable_modes))`
+  if (flagOff.length > 0) return yield* fail("the tenant's receivable flag disagrees with its receivable", flagOff)
 
   // 5. Money out: what each transfer state says is where the ledger has it.
   const inTransit = yield* sql<{ tenantId: string; mode: string; account: string; ledger: number; transfers: number }>`

@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { jetstreamManager, type ConsumerInfo } from "@nats-io/jetstream"
-import { type Duration, Effect, Schedule } from "effect"
+import { type Duration, Effect, Option, Schedule } from "effect"
 import net from "node:net"
 import { AppConfigTag } from "../../src/Config.js"
 import { Nats, NatsLive } from "../../streams/Nats.js"
-import { RECONCILER_DURABLE, streamNames, type Topology } from "../../streams/Topology.js"
+import { parsePartitionConsumer, RECONCILER_DURABLE, streamNames, type Topology } from "../../streams/Topology.js"
 
 /** The shared development nats-server, reached directly (never through a test's proxy). */
 export const TEST_NATS_URL = process.env.TEST_NATS_URL ?? "127.0.0.1:4222"
@@ -22,12 +22,42 @@ export const eventually = <A, E, R>(check: Effect.Effect<A, E, R>, upTo: Duratio
     Effect.orDie
   )
 
+/** What the reconciler's consumers say, together (see reconcilerInfo). */
+export interface ReconcilerInfo {
+  readonly consumers: ReadonlyArray<string>
+  readonly num_pending: number
+  readonly num_ack_pending: number
+  readonly num_redelivered: number
+  readonly delivered: { readonly stream_seq: number; readonly consumer_seq: number }
+  readonly ack_floor: { readonly stream_seq: number }
+}
+
+/**
+ * The reconciler's consumers on the deposit stream (one per deposit partition and ownership, `reconciler-p<N>-<epoch>`,
+ * and the shared `reconciler` durable of earlier versions should it be there), summed up: pending, awaiting ack,
+ * redelivered and deliveries (consumer_seq) added, the highest delivered and ack-floor stream sequence.
+ */
 export const reconcilerInfo = (t: Topology) =>
   Effect.flatMap(Nats, (nc) =>
-    Effect.promise(async (): Promise<ConsumerInfo> => (await jetstreamManager(nc)).consumers.info(streamNames(t).deposits, RECONCILER_DURABLE))
+    Effect.promise(async (): Promise<ReconcilerInfo> => {
+      const infos: Array<ConsumerInfo> = []
+      for await (const ci of (await jetstreamManager(nc)).consumers.list(streamNames(t).deposits)) {
+        if (ci.name === RECONCILER_DURABLE || Option.isSome(parsePartitionConsumer(ci.name))) infos.push(ci)
+      }
+      const sum = (f: (ci: ConsumerInfo) => number) => infos.reduce((n, ci) => n + f(ci), 0)
+      const max = (f: (ci: ConsumerInfo) => number) => infos.reduce((n, ci) => Math.max(n, f(ci)), 0)
+      return {
+        consumers: infos.map((ci) => ci.name).sort(),
+        num_pending: sum((ci) => ci.num_pending),
+        num_ack_pending: sum((ci) => ci.num_ack_pending),
+        num_redelivered: sum((ci) => ci.num_redelivered),
+        delivered: { stream_seq: max((ci) => ci.delivered.stream_seq), consumer_seq: sum((ci) => ci.delivered.consumer_seq) },
+        ack_floor: { stream_seq: max((ci) => ci.ack_floor.stream_seq) }
+      }
+    })
   )
 
-/** Waits until the reconciler consumer has nothing pending and nothing awaiting an ack. */
+/** Waits until the reconciler's consumers have nothing pending and nothing awaiting an ack. */
 export const waitForConsumerIdle = (t: Topology, upTo: Duration.DurationInput = "30 seconds") =>
   eventually(
     reconcilerInfo(t).pipe(

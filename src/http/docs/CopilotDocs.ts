@@ -14,7 +14,9 @@ export const COPILOT_DOCS: Readonly<Record<string, OperationDoc>> = {
     "points in keys ending `Bps`, Lagos dates `YYYY-MM-DD`); `references` lists what they came from (`accountRef`, " +
     "`transaction`, `transfer`, `settlement` ids, at most 20). Periods: what the question names (today, yesterday, this " +
     "or last week or month, a month, `last N days`, `since 1 March`); otherwise collections are today's, and deposit, " +
-    "payout, refund, settlement and risk lists cover the last 30 days. A customer or account not found answers so " +
+    "payout, refund, settlement and risk lists cover the last 30 days; a customer with a period (\"did Amaka Obi pay this " +
+    "month?\") answers that customer's payments in the period, not all time. `overdue` counts only what is past its due " +
+    "date and names what is owed but not yet due apart. A customer or account not found answers so " +
     "(`figures.matches` 0). `rephrased` is true when the optional language model (off unless `COPILOT_LLM_URL` is set) " +
     "reworded the answer; it is given only the answer and its figures, and its text is kept only when every number in it " +
     "is one of theirs.")
