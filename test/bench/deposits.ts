@@ -175,20 +175,34 @@ const cpuSeconds = (pid: number | undefined) => {
   }
 }
 
-/** The reconciler consumer's state on the server (connecting for the one question). */
-const reconcilerConsumer = (natsPrefix: string) =>
+/**
+ * The reconciler's consumers on the server, summed (connecting for the one question): one per deposit partition and
+ * ownership (`reconciler-p<N>-<epoch>`, streams/PartitionLeases.ts), or the single durable of earlier versions.
+ */
+const reconcilerConsumers = (natsPrefix: string) =>
   Effect.runPromise(
     Effect.flatMap(Nats, (nc) =>
-      Effect.promise(async () => (await jetstreamManager(nc)).consumers.info(streamNames({ prefix: natsPrefix }).deposits, RECONCILER_DURABLE))
+      Effect.promise(async () => {
+        const jsm = await jetstreamManager(nc)
+        const stream = streamNames({ prefix: natsPrefix }).deposits
+        let deliveries = 0
+        let waiting = 0
+        for await (const ci of jsm.consumers.list(stream)) {
+          if (ci.name !== RECONCILER_DURABLE && !ci.name.startsWith(`${RECONCILER_DURABLE}-p`)) continue
+          deliveries += ci.delivered.consumer_seq
+          waiting += ci.num_waiting
+        }
+        return { deliveries, waiting, messages: (await jsm.streams.info(stream)).state.messages }
+      })
     ).pipe(Effect.provide(NatsLive(NATS_URL, "collections-bench")))
   )
 
-/** The reconciler consumer's deliveries: how many messages, and how many deliveries beyond one per message. */
+/** The reconciler consumers' deliveries: how many messages, and how many deliveries beyond one per message. */
 const consumerDeliveries = (natsPrefix: string) =>
-  reconcilerConsumer(natsPrefix).then((info) => ({ messages: info.delivered.stream_seq, redeliveries: info.delivered.consumer_seq - info.delivered.stream_seq }))
+  reconcilerConsumers(natsPrefix).then((c) => ({ messages: c.messages, redeliveries: c.deliveries - c.messages }))
 
-/** Pull requests the reconciler consumer has waiting: above 0 once a reconciler is pulling. */
-const consumerWaiting = (natsPrefix: string) => reconcilerConsumer(natsPrefix).then((info) => info.num_waiting)
+/** Pull requests the reconciler consumers have waiting: above 0 once a reconciler is pulling. */
+const consumerWaiting = (natsPrefix: string) => reconcilerConsumers(natsPrefix).then((c) => c.waiting)
 
 /** CPU seconds used so far by every process on the machine, by pid, with its command name. */
 
