@@ -1,24 +1,15 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Either, Redacted, Schema } from "effect"
-import * as crypto from "node:crypto"
+import { Clock, Effect, Either, Schema } from "effect"
 import { BadRequest, Unauthorized } from "../../src/contract/Problems.js"
-import type { Mode, Scope } from "../../src/domain/Mode.js"
 import { nairaToKobo } from "../../src/domain/Naira.js"
 import type { ReceiverAnswer } from "../deposits/Receiver.js"
 import { TransferOutcomes } from "../transfers/Outcomes.js"
 import { type Connection, Connections } from "./Connections.js"
 import { Collection, creditOfCollection, DisbursementEvent, RejectedPayment, WebhookHead } from "./MonnifyWire.js"
 import { ProviderCredits } from "./ProviderCredits.js"
+import { accountAt, signerOf, transferAt } from "./SignedWebhook.js"
 
 export const MONNIFY_SIGNATURE_HEADER = "monnify-signature"
-
-/** Lower-case hex HMAC-SHA512 of the raw body (the exact bytes received, B3), keyed with the client secret. */
-export const signMonnifyBody = (secretKey: string, rawBody: string) => crypto.createHmac("sha512", secretKey).update(rawBody, "utf8").digest("hex")
-
-const verify = (secretKey: Redacted.Redacted<string>, rawBody: string, signature: string | undefined) => {
-  if (!signature || !/^[0-9a-fA-F]{128}$/.test(signature)) return false
-  return crypto.timingSafeEqual(Buffer.from(signMonnifyBody(Redacted.value(secretKey), rawBody), "hex"), Buffer.from(signature.toLowerCase(), "hex"))
-}
 
 const badSignature = () =>
   new Unauthorized({ code: "invalid_signature", message: "Missing or invalid monnify-signature: it must be the HMAC-SHA512 of the raw body keyed with the client secret of the Monnify connection that owns the account." })
@@ -44,37 +35,19 @@ export class MonnifyInbound extends Effect.Service<MonnifyInbound>()("services/p
     const outcomes = yield* TransferOutcomes
     const credits = yield* ProviderCredits
 
+    /** Who the event is about, by our own records: the scope (and a transfer's merchantTxRef), or undefined. */
     const routeOf = (head: typeof WebhookHead.Type) =>
       Effect.gen(function* () {
         const d = head.eventData
-        if (head.eventType in OUTCOMES) {
-          if (!d.reference) return undefined
-          const [row] = yield* sql<{ tenantId: string; mode: Mode }>`
-            SELECT tenant_id, mode FROM transfers WHERE provider = 'monnify' AND provider_reference = ${d.reference} LIMIT 1`
-          return row
-        }
+        if (head.eventType in OUTCOMES) return d.reference ? yield* transferAt("monnify", d.reference) : undefined
         const nuban = head.eventType === "REJECTED_PAYMENT" ? d.paymentRejectionInformation?.destinationAccountNumber : d.destinationAccountInformation?.accountNumber
         if (!nuban) return undefined
-        const [row] = yield* sql<{ tenantId: string; mode: Mode; reference: string | null }>`
-          SELECT tenant_id, mode, provider_customer_code AS reference FROM virtual_accounts WHERE provider = 'monnify' AND nuban = ${nuban} LIMIT 1`
+        const row = yield* accountAt("monnify", nuban)
         if (row && head.eventType === "SUCCESSFUL_TRANSACTION" && d.product?.reference && row.reference && d.product.reference !== row.reference) {
           yield* Effect.logWarning(`monnify credit to ${nuban}: its product.reference ${d.product.reference} is not the account's ${row.reference}; routed by the NUBAN`)
         }
-        return row ? ({ tenantId: row.tenantId, mode: row.mode } satisfies Scope) : undefined
-      }).pipe(Effect.orDie)
-
-    /** The routed scope's connection if it signed the body; else (nothing routed) any Monnify connection that did. */
-    const signerOf = (route: Scope | undefined, rawBody: string, signature: string | undefined) =>
-      Effect.gen(function* () {
-        if (route) {
-          const c = yield* connections.find(route)
-          return c && c.provider === "monnify" && verify(c.secretKey, rawBody, signature) ? c : undefined
-        }
-        for (const mode of ["test", "live"] as const) {
-          for (const c of yield* connections.allOf("monnify", mode)) if (verify(c.secretKey, rawBody, signature)) return c
-        }
-        return undefined
-      })
+        return row
+      }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
 
     const poison = (reason: string, rawBody: string) =>
       sql`INSERT INTO poison_messages ${sql.insert({ source: "receiver", subject: "monnify", streamSeq: null, reason, payload: rawBody.slice(0, 8000) })}`.pipe(Effect.orDie)
@@ -115,7 +88,8 @@ export class MonnifyInbound extends Effect.Service<MonnifyInbound>()("services/p
         return { result: "ignored" as const, reference: r.transactionReference }
       })
 
-    const disbursement = (c: Connection, body: unknown) =>
+    /** `merchantTxRef`: the transfer routeOf found by its reference (undefined: not ours, ignored). */
+    const disbursement = (c: Connection, body: unknown, merchantTxRef: string | undefined) =>
       Effect.gen(function* () {
         const decoded = Schema.decodeUnknownEither(DisbursementEvent)(body)
         if (Either.isLeft(decoded)) {
@@ -123,16 +97,14 @@ export class MonnifyInbound extends Effect.Service<MonnifyInbound>()("services/p
           return { result: "ignored" as const, reference: null }
         }
         const e = decoded.right
-        const [row] = yield* sql<{ merchantTxRef: string }>`SELECT merchant_tx_ref FROM transfers
-          WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND provider = 'monnify' AND provider_reference = ${e.eventData.reference}`.pipe(Effect.orDie)
-        if (!row) return { result: "ignored" as const, reference: e.eventData.reference }
+        if (merchantTxRef === undefined) return { result: "ignored" as const, reference: e.eventData.reference }
         const outcome = OUTCOMES[e.eventType]
         const amount = nairaToKobo(e.eventData.amount)
         const reason = outcome === "failed"
           ? `Monnify reported the transfer failed${e.eventData.transactionDescription ? `: ${e.eventData.transactionDescription}` : ""}`
           : outcome === "reversed" ? "The beneficiary bank returned the funds (Monnify REVERSED_DISBURSEMENT)" : null
         const reported = Either.isRight(amount) && e.eventData.destinationAccountNumber ? { amountKobo: amount.right, accountNumber: e.eventData.destinationAccountNumber } : undefined
-        const result = yield* outcomes.apply({ tenantId: c.tenantId, mode: c.mode }, row.merchantTxRef, outcome, e.eventData.reference, reason, reported)
+        const result = yield* outcomes.apply({ tenantId: c.tenantId, mode: c.mode }, merchantTxRef, outcome, e.eventData.reference, reason, reported)
         return { result, reference: e.eventData.reference }
       })
 
@@ -146,7 +118,7 @@ export class MonnifyInbound extends Effect.Service<MonnifyInbound>()("services/p
       const head = Schema.decodeUnknownEither(WebhookHead)(body)
       if (Either.isLeft(head)) return yield* badSignature()
       const route = yield* routeOf(head.right)
-      const signer = yield* signerOf(route, rawBody, signature)
+      const signer = yield* signerOf("monnify", route, ["test", "live"], rawBody, signature).pipe(Effect.provideService(Connections, connections))
       if (!signer) return yield* badSignature()
       const data = (body as { eventData: unknown }).eventData
       const reference = head.right.eventData.transactionReference ?? head.right.eventData.reference ?? null
@@ -155,7 +127,7 @@ export class MonnifyInbound extends Effect.Service<MonnifyInbound>()("services/p
         case "REJECTED_PAYMENT": return (yield* rejected(signer, data, reference)) satisfies ReceiverAnswer
         case "SUCCESSFUL_DISBURSEMENT":
         case "FAILED_DISBURSEMENT":
-        case "REVERSED_DISBURSEMENT": return (yield* disbursement(signer, body)) satisfies ReceiverAnswer
+        case "REVERSED_DISBURSEMENT": return (yield* disbursement(signer, body, route && "merchantTxRef" in route ? route.merchantTxRef : undefined)) satisfies ReceiverAnswer
         default: return { result: "ignored", reference } satisfies ReceiverAnswer
       }
     })

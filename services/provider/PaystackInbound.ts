@@ -1,25 +1,15 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Either, Redacted, Schema } from "effect"
-import * as crypto from "node:crypto"
+import { Effect, Either, Schema } from "effect"
 import { BadRequest, Unauthorized } from "../../src/contract/Problems.js"
-import type { Mode, Scope } from "../../src/domain/Mode.js"
+import type { Scope } from "../../src/domain/Mode.js"
 import type { ReceiverAnswer } from "../deposits/Receiver.js"
 import { TransferOutcomes } from "../transfers/Outcomes.js"
 import { type Connection, Connections } from "./Connections.js"
 import { ProviderCredits } from "./ProviderCredits.js"
+import { accountAt, signerOf, transferAt } from "./SignedWebhook.js"
 import { Charge, creditOfCharge, DVA_CHANNEL, isDvaCredit, TransferEvent, WebhookHead } from "./PaystackWire.js"
 
 export const PAYSTACK_SIGNATURE_HEADER = "x-paystack-signature"
-
-/** Lower-case hex HMAC-SHA512 of the raw body, keyed with the secret key (PROVIDERS.md A3). */
-export const signPaystackBody = (secretKey: string, rawBody: string) => crypto.createHmac("sha512", secretKey).update(rawBody, "utf8").digest("hex")
-
-/** Constant-time check of `x-paystack-signature` against the connection's secret key. */
-export const verifyPaystackSignature = (secretKey: Redacted.Redacted<string>, rawBody: string, signature: string | undefined) => {
-  if (!signature || !/^[0-9a-fA-F]{128}$/.test(signature)) return false
-  const expected = Buffer.from(signPaystackBody(Redacted.value(secretKey), rawBody), "hex")
-  return crypto.timingSafeEqual(expected, Buffer.from(signature.toLowerCase(), "hex"))
-}
 
 const badSignature = () =>
   new Unauthorized({ code: "invalid_signature", message: "Missing or invalid x-paystack-signature: it must be the HMAC-SHA512 of the raw body keyed with the secret key of the Paystack connection that owns the account." })
@@ -50,36 +40,21 @@ export class PaystackInbound extends Effect.Service<PaystackInbound>()("services
         if (head.event === "charge.success") {
           const nuban = head.data.authorization?.receiver_bank_account_number
           if (!nuban) return undefined
-          const [row] = yield* sql<{ tenantId: string; mode: Mode; providerCustomerCode: string | null }>`
-            SELECT tenant_id, mode, provider_customer_code FROM virtual_accounts WHERE provider = 'paystack' AND nuban = ${nuban} LIMIT 1`
-          if (row && row.providerCustomerCode && head.data.customer?.customer_code && row.providerCustomerCode !== head.data.customer.customer_code) {
-            yield* Effect.logWarning(`paystack credit to ${nuban}: its customer ${head.data.customer.customer_code} is not the account's ${row.providerCustomerCode}; routed by the NUBAN`)
+          const row = yield* accountAt("paystack", nuban)
+          const code = head.data.customer?.customer_code
+          if (row?.reference && code && row.reference !== code) {
+            yield* Effect.logWarning(`paystack credit to ${nuban}: its customer ${code} is not the account's ${row.reference}; routed by the NUBAN`)
           }
-          return row ? ({ tenantId: row.tenantId, mode: row.mode } satisfies Scope) : undefined
-        }
-        if (head.event in OUTCOMES && head.data.reference) {
-          const [row] = yield* sql<{ tenantId: string; mode: Mode }>`
-            SELECT tenant_id, mode FROM transfers WHERE provider = 'paystack' AND provider_reference = ${head.data.reference} LIMIT 1`
           return row
         }
-        return undefined
-      }).pipe(Effect.orDie)
+        return head.event in OUTCOMES && head.data.reference ? yield* transferAt("paystack", head.data.reference) : undefined
+      }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
 
-    /** The connection that signed the body: the routed scope's, else (nothing routed) any of the mode's. */
-    const signerOf = (route: Scope | undefined, domain: string | undefined, rawBody: string, signature: string | undefined) =>
-      Effect.gen(function* () {
-        if (route) {
-          const c = yield* connections.find(route)
-          return c && c.provider === "paystack" && verifyPaystackSignature(c.secretKey, rawBody, signature) ? c : undefined
-        }
-        const modes: ReadonlyArray<Mode> = domain === "live" ? ["live"] : domain === "test" ? ["test"] : ["test", "live"]
-        for (const mode of modes) {
-          for (const c of yield* connections.allOf("paystack", mode)) {
-            if (verifyPaystackSignature(c.secretKey, rawBody, signature)) return c
-          }
-        }
-        return undefined
-      })
+    /** The routed connection if it signed the body; else (nothing routed) any of the mode's the event's `domain` names. */
+    const signedBy = (route: Scope | undefined, domain: string | undefined, rawBody: string, signature: string | undefined) =>
+      signerOf("paystack", route, domain === "live" ? ["live"] : domain === "test" ? ["test"] : ["test", "live"], rawBody, signature).pipe(
+        Effect.provideService(Connections, connections)
+      )
 
     const credit = (c: Connection, data: unknown, reference: string | null) =>
       Effect.gen(function* () {
@@ -93,7 +68,8 @@ export class PaystackInbound extends Effect.Service<PaystackInbound>()("services
         return yield* credits.accept(c, creditOfCharge(decoded.right))
       })
 
-    const transferOutcome = (c: Connection, body: unknown) =>
+    /** `merchantTxRef`: the transfer routeOf found by its provider reference (undefined: not ours, ignored). */
+    const transferOutcome = (c: Connection, body: unknown, merchantTxRef: string | undefined) =>
       Effect.gen(function* () {
         const decoded = Schema.decodeUnknownEither(TransferEvent)(body)
         if (Either.isLeft(decoded)) {
@@ -101,15 +77,13 @@ export class PaystackInbound extends Effect.Service<PaystackInbound>()("services
           return { result: "ignored" as const, reference: null }
         }
         const e = decoded.right
-        const [row] = yield* sql<{ merchantTxRef: string }>`SELECT merchant_tx_ref FROM transfers
-          WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND provider = 'paystack' AND provider_reference = ${e.data.reference}`.pipe(Effect.orDie)
-        if (!row) return { result: "ignored" as const, reference: e.data.reference }
+        if (merchantTxRef === undefined) return { result: "ignored" as const, reference: e.data.reference }
         const outcome = OUTCOMES[e.event]
         const reason = outcome === "failed"
           ? `Paystack reported the transfer failed${e.data.gateway_response ? `: ${e.data.gateway_response}` : ""}`
           : outcome === "reversed" ? "The beneficiary bank returned the funds (Paystack transfer.reversed)" : null
         const accountNumber = e.data.recipient?.details?.account_number ?? undefined
-        const result = yield* outcomes.apply({ tenantId: c.tenantId, mode: c.mode }, row.merchantTxRef, outcome, e.data.reference, reason,
+        const result = yield* outcomes.apply({ tenantId: c.tenantId, mode: c.mode }, merchantTxRef, outcome, e.data.reference, reason,
           accountNumber ? { amountKobo: e.data.amount, accountNumber } : undefined)
         return { result, reference: e.data.reference }
       })
@@ -124,7 +98,7 @@ export class PaystackInbound extends Effect.Service<PaystackInbound>()("services
       const head = Schema.decodeUnknownEither(WebhookHead)(body)
       if (Either.isLeft(head)) return yield* badSignature()
       const route = yield* routeOf(head.right)
-      const signer = yield* signerOf(route, head.right.data.domain, rawBody, signature)
+      const signer = yield* signedBy(route, head.right.data.domain, rawBody, signature)
       if (!signer) return yield* badSignature()
       const reference = head.right.data.reference ?? null
       const event = head.right.event
@@ -132,7 +106,7 @@ export class PaystackInbound extends Effect.Service<PaystackInbound>()("services
         if (head.right.data.channel !== DVA_CHANNEL) return { result: "ignored", reference } satisfies ReceiverAnswer
         return (yield* credit(signer, (body as { data: unknown }).data, reference)) satisfies ReceiverAnswer
       }
-      if (event in OUTCOMES) return (yield* transferOutcome(signer, body)) satisfies ReceiverAnswer
+      if (event in OUTCOMES) return (yield* transferOutcome(signer, body, route && "merchantTxRef" in route ? route.merchantTxRef : undefined)) satisfies ReceiverAnswer
       return { result: "ignored", reference } satisfies ReceiverAnswer
     })
 

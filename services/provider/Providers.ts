@@ -13,7 +13,7 @@ import { ProviderCircuits } from "./ProviderHttp.js"
 
 /** A tenant's provider for one mode, as every money path calls it. */
 export interface ScopedProvider extends BankProviderShape {
-  /** The sandbox merchant id of the scope (the sandbox adapter's key; real adapters ignore it). */
+  /** The sandbox merchant id of the scope (the sandbox adapter's key); empty for a real provider, which ignores it. */
   readonly merchantId: string
   /** The real provider's connection, or undefined when the sandbox serves the scope. */
   readonly connection: Connection | undefined
@@ -88,9 +88,10 @@ export class Providers extends Effect.Service<Providers>()("services/provider/Pr
 
     const resolve = Effect.fn("Providers.resolve")(function* (scope: Scope) {
       const connection = yield* connections.find(scope)
-      const { merchantId } = yield* tenants.providerFor(scope.tenantId, scope.mode).pipe(Effect.orDie)
-      if (connection) return { ...(yield* adapterFor(connection)), merchantId, connection } satisfies ScopedProvider
+      // Real adapters ignore the sandbox merchant id: no read (and no decryption) of the tenant's sandbox credentials.
+      if (connection) return { ...(yield* adapterFor(connection)), merchantId: "", connection } satisfies ScopedProvider
       if (scope.mode === "live" && !config.sandboxLiveMode) return yield* notConnected()
+      const { merchantId } = yield* tenants.providerFor(scope.tenantId, scope.mode).pipe(Effect.orDie)
       return { ...sandbox, merchantId, connection: undefined } satisfies ScopedProvider
     })
 

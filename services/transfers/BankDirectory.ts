@@ -3,7 +3,7 @@ import { BadGateway, BadRequest, NotFound, Unprocessable } from "../../src/contr
 import { findBankByCode, NIGERIAN_BANKS, SANDBOX_BANK } from "../../src/domain/Banks.js"
 import { matchNames } from "../../src/domain/NameMatch.js"
 import type { ProviderBank } from "../provider/BankProvider.js"
-import { Providers } from "../provider/Providers.js"
+import { Providers, type ScopedProvider } from "../provider/Providers.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { MoneyOutSettings, withProviderTimeout } from "./Settings.js"
 
@@ -49,8 +49,13 @@ export class BankDirectory extends Effect.Service<BankDirectory>()("services/tra
       const resolved = yield* Effect.either(providers.resolve(scope))
       // No provider serves the mode (live, none connected): the built-in list, as when the provider fails.
       if (resolved._tag === "Left") return { banks: BUILT_IN_BANKS, source: "built-in" as const }
-      const provider = resolved.right
-      const bankCache = yield* cacheOf(`${provider.name}|${scope.mode}`)
+      return yield* banksOf(resolved.right, scope.mode)
+    })
+
+    /** The bank list of a provider already resolved for the scope. */
+    const banksOf = (provider: ScopedProvider, mode: Scope["mode"]) =>
+      Effect.gen(function* () {
+      const bankCache = yield* cacheOf(`${provider.name}|${mode}`)
       const now = yield* Clock.currentTimeMillis
       const cached = yield* Ref.get(bankCache)
       if (cached && cached.until > now) return { banks: cached.banks, source: "provider" as const }
@@ -65,10 +70,10 @@ export class BankDirectory extends Effect.Service<BankDirectory>()("services/tra
               : { banks: BUILT_IN_BANKS, source: "built-in" as const })
           ))
       )
-    })
+      })
 
-    const bankNameOf = (scope: Scope, code: string) =>
-      Effect.map(banks(scope), (b) => b.banks.find((x) => x.code === code)?.name ?? findBankByCode(code)?.name ?? code)
+    const bankNameOf = (provider: ScopedProvider, mode: Scope["mode"], code: string) =>
+      Effect.map(banksOf(provider, mode), (b) => b.banks.find((x) => x.code === code)?.name ?? findBankByCode(code)?.name ?? code)
 
     /** Name enquiry at the scope's provider, as `POST /transfers/bank/lookup` answers it. */
     const lookup = Effect.fn("BankDirectory.lookup")(function* (scope: Scope, accountNumber: string, bankCode: string) {
@@ -80,7 +85,7 @@ export class BankDirectory extends Effect.Service<BankDirectory>()("services/tra
           ProviderError: () => Effect.fail(providerUnavailable("name enquiry"))
         })
       )
-      return { accountNumber, bankCode, bankName: yield* bankNameOf(scope, bankCode), accountName: found.accountName } satisfies Recipient
+      return { accountNumber, bankCode, bankName: yield* bankNameOf(provider, scope.mode, bankCode), accountName: found.accountName } satisfies Recipient
     })
 
     /** Name enquiry before money moves: the destination must exist, and match the name the caller expects if it gave one. */
