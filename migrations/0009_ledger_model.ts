@@ -4,7 +4,7 @@ import { Effect } from "effect"
 /**
  * The ledger model of the money wave (src/domain/Ledger.ts has the chart):
  * - A journal exists once: `(tenant, mode, journal id, account)` is unique, and a posting nets its legs per account, so
- *   the same journal posted again conflicts on every leg and is a no-op (services/Ledger.ts checks it is all or none).
+ *   the same journal posted again conflicts on every leg and is a no-op (services/ledger/Ledger.ts checks it is all or none).
  *   It replaces the plain index on journal_id, so the deposit path keeps the same number of index entries per leg.
  * - `review_hold:<va>` is renamed `review_pending:<va>`: "hold" now means escrow only.
  * - `ledger_balances`: the guarded balance rows (natural sign, never below zero) of what may not be overdrawn: the

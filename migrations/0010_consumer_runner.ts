@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * What the consumer runner (streams/consumers/Runner.ts) keeps per pending row, and where its dead letters go.
+ * What the consumer runner (services/outbox/Runner.ts) keeps per pending row, and where its dead letters go.
  *
  * - `outbox_pending.consumer` names any registered consumer, not only the relay and the webhook stager: the CHECK
  *   becomes the registry's name rule. Existing rows ('relay', 'webhooks') satisfy it.

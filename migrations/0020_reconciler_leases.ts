@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * Who owns which partition of the deposit stream (DESIGN.md "The deposit pipeline", item 7; docs/deposit-pipeline.md,
+ * Who owns which partition of the deposit stream (DESIGN.md "The deposit pipeline", item 7; docs/deposits.md,
  * "Partitions and owners"). One row per (stream, partition): the reconciler process that holds it (`owner`, null when
  * free), until when (`expires_at`, renewed by the owner; another process may take the partition over only after it),
  * and `epoch`, raised by every take-over: it names the partition's JetStream consumer for that ownership and fences

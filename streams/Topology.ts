@@ -88,7 +88,7 @@ export const decodeToken = (tok: string): string => {
 /**
  * The deposit stream's partition of an account key (tenant, mode, NUBAN): FNV-1a of `<tenantId>:<mode>:<accountNumber>`
  * modulo `partitions`. One account key always lands on the same partition, so its deposits stay in one subject
- * partition, which ONE reconciler process owns at a time (docs/deposit-pipeline.md, "Partitions and owners").
+ * partition, which ONE reconciler process owns at a time (docs/deposits.md, "Partitions and owners").
  */
 export const depositPartition = (tenantId: string, mode: string, accountNumber: string, partitions: number): number => {
   const key = `${tenantId}:${mode}:${accountNumber}`

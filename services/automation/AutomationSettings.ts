@@ -1,5 +1,5 @@
 import { Context, Duration, Schedule } from "effect"
-import { DEFAULT_RETRY, type RunnerOptions } from "../../streams/consumers/Runner.js"
+import { DEFAULT_RETRY, type RunnerOptions } from "../outbox/Runner.js"
 
 export interface AutomationSettingsShape {
   /** The planner's and the actor's pause after a pass that found less than a full batch. */

@@ -1,5 +1,5 @@
-import type { Transaction } from "../../src/contract/Transaction.js"
-import type { VirtualAccount } from "../../src/contract/VirtualAccount.js"
+import type { Transaction } from "../../src/contract/Deposits.js"
+import type { VirtualAccount } from "../../src/contract/Accounts.js"
 import type { DepositFacts } from "../../src/domain/Automation.js"
 
 /** What a `deposit.reconciled` event carries that rules and flows read. */

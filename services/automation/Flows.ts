@@ -6,7 +6,7 @@ import { DEFAULT_PRIORITY, DRY_RUN_DEFAULT_TAKE, dryRunResult, flowFires, flowFi
 import { newId } from "../../src/domain/Ids.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import type { PageRequest } from "../Paging.js"
-import { Tenants } from "../Tenants.js"
+import { Tenants } from "../access/Tenants.js"
 import { AutomationStore, type RunRow, toFlow } from "./AutomationStore.js"
 
 const valuesOf = (f: FlowInput) => ({

@@ -8,7 +8,7 @@ import {
 import { newId } from "../../src/domain/Ids.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import type { PageRequest } from "../Paging.js"
-import { Tenants } from "../Tenants.js"
+import { Tenants } from "../access/Tenants.js"
 import { AutomationStore, toRule } from "./AutomationStore.js"
 
 /**

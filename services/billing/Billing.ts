@@ -8,8 +8,8 @@ import {
 import { newId } from "../../src/domain/Ids.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { paymentStateOf } from "../../src/domain/Reconciliation.js"
-import { INSIGHTS_SCHEDULE, type InsightsScheduleData } from "../../streams/consumers/Registry.js"
-import { Outbox } from "../Outbox.js"
+import { INSIGHTS_SCHEDULE, type InsightsScheduleData } from "../outbox/Registry.js"
+import { Outbox } from "../outbox/Outbox.js"
 import {
   anchorOf, type CreateSchedule, fingerprintOf, notFound, type Period, type PeriodRow, reused, type ScheduleRow, startOf, toPeriod, toSchedule
 } from "./BillingRows.js"

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
-import { BILLING } from "../../streams/consumers/Registry.js"
-import { type ConsumedEvent, type Consumer, makeConsumerRunner } from "../../streams/consumers/Runner.js"
+import { BILLING } from "../outbox/Registry.js"
+import { type ConsumedEvent, type Consumer, makeConsumerRunner } from "../outbox/Runner.js"
 import { Billing } from "./Billing.js"
 
 /**

@@ -2,9 +2,9 @@ import { LedgerAccount } from "../../src/domain/Ledger.js"
 import type { Column } from "../../src/db/InsertFromJson.js"
 import type { DepositOutcome } from "../../src/domain/DepositDecision.js"
 import { normalisePayerName } from "../../src/domain/Reconciliation.js"
-import type { StagedEvent } from "../Outbox.js"
-import { toTransaction, type TransactionRow } from "../Transactions.js"
-import { toVirtualAccount, type VirtualAccountRow } from "../VirtualAccounts.js"
+import type { StagedEvent } from "../outbox/Outbox.js"
+import { toTransaction, type TransactionRow } from "./Transactions.js"
+import { toVirtualAccount, type VirtualAccountRow } from "../accounts/VirtualAccounts.js"
 import type { InboxRow } from "./Inbox.js"
 
 // What the reconciler reads and writes for a deposit: the rows of services/deposits/HotPath.ts.

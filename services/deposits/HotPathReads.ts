@@ -7,7 +7,7 @@ import type { ReversibleCredit, TableReads } from "../../src/domain/ReconcileBat
 import type { PriorCredit } from "../../src/domain/Reconciliation.js"
 import { DUPLICATE_WINDOW_MS } from "../../src/domain/Reconciliation.js"
 import { PAYER_REUSE_WINDOW_MS, VELOCITY_WINDOW_MS } from "../../src/domain/Risk.js"
-import type { Ledger } from "../Ledger.js"
+import type { Ledger } from "../ledger/Ledger.js"
 
 /**
  * THE HOT PATH, its reads: what `decideBatch` needs from the table for a deposit batch (risk windows, payer reuse and,

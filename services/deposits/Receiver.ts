@@ -3,7 +3,7 @@ import { Chunk, Clock, Effect, Either, Exit, FiberId, Queue, Schema } from "effe
 import { DepositBus } from "../../streams/DepositBus.js"
 import { AppConfigTag } from "../../src/Config.js"
 import { BadRequest, NotFound, Unauthorized } from "../../src/contract/Problems.js"
-import { type ProviderCredentials, Tenants } from "../Tenants.js"
+import { type ProviderCredentials, Tenants } from "../access/Tenants.js"
 import { TransferOutcomes } from "../transfers/Outcomes.js"
 import { isTransferOutcomeEvent, TRANSFER_OUTCOME_EVENTS, TransferOutcomeEvent } from "../transfers/TransferEvent.js"
 import { Inbox } from "./Inbox.js"

@@ -4,7 +4,7 @@ import { BadRequest } from "../../src/contract/Problems.js"
 import type { PutSettlementSettings, SettlementSettings, SplitPlan } from "../../src/contract/Settlement.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { planProblems, type SplitLeg } from "../../src/domain/Settlement.js"
-import { Tenants } from "../Tenants.js"
+import { Tenants } from "../access/Tenants.js"
 import { BankDirectory, type Recipient } from "../transfers/BankDirectory.js"
 import { SubMerchants, verifyPayoutAccount } from "./SubMerchants.js"
 

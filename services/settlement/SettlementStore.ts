@@ -4,7 +4,7 @@ import type { Settlement } from "../../src/contract/Settlement.js"
 import { textArray } from "../../src/db/PgArray.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { type LegTransferStatus, type SettlementStatus, settlementStatusOf } from "../../src/domain/Settlement.js"
-import { Outbox } from "../Outbox.js"
+import { Outbox } from "../outbox/Outbox.js"
 
 interface SettlementRow {
   readonly id: string

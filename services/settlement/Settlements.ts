@@ -12,9 +12,9 @@ import {
   allocationJournal, isSweepable, legFailed, type LegTransferStatus, legReference, MAX_LEG_ATTEMPTS, meetsMinimum, type SplitAmount,
   type SplitLeg, splitNet, subMerchantPlan
 } from "../../src/domain/Settlement.js"
-import { Ledger } from "../Ledger.js"
+import { Ledger } from "../ledger/Ledger.js"
 import { cursorId, limitOf, type PageRequest } from "../Paging.js"
-import { Providers } from "../provider/Providers.js"
+import { Providers } from "../providers/Providers.js"
 import type { Recipient } from "../transfers/BankDirectory.js"
 import { MoneyOutSettings } from "../transfers/Settings.js"
 import { TransferDispatch } from "../transfers/TransferDispatch.js"

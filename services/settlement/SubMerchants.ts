@@ -7,7 +7,7 @@ import { newId } from "../../src/domain/Ids.js"
 import { LedgerAccount } from "../../src/domain/Ledger.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { cursorId, limitOf, type PageRequest } from "../Paging.js"
-import { Tenants } from "../Tenants.js"
+import { Tenants } from "../access/Tenants.js"
 import { BankDirectory, namesMatch, type Recipient } from "../transfers/BankDirectory.js"
 
 export interface SubMerchantRow {

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { Hold } from "../../src/contract/Transfer.js"
+import type { Hold } from "../../src/contract/Transfers.js"
 import type { Scope } from "../../src/domain/Mode.js"
 
 export interface HoldRow {

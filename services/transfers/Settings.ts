@@ -1,6 +1,6 @@
 import { Context, Duration, Effect } from "effect"
 import { integerFromEnv } from "../../src/EnvInteger.js"
-import { ProviderError } from "../provider/BankProvider.js"
+import { ProviderError } from "../providers/BankProvider.js"
 
 export interface MoneyOutSettingsShape {
   /**

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { Transfer } from "../../src/contract/Transfer.js"
+import type { Transfer } from "../../src/contract/Transfers.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import type { TransferSource, TransferStatus } from "../../src/domain/MoneyOut.js"
 import { providerTransferReference } from "../../src/domain/ProviderRefs.js"

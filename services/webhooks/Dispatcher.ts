@@ -1,11 +1,11 @@
 import { Cause, Clock, Duration, Effect, FiberSet, Option, Queue } from "effect"
 import { AppConfigTag } from "../../src/Config.js"
-import { WEBHOOKS } from "../../streams/consumers/Registry.js"
-import { type Consumer, makeConsumerRunner } from "../../streams/consumers/Runner.js"
-import { SecretBox } from "../Keys.js"
+import { WEBHOOKS } from "../outbox/Registry.js"
+import { type Consumer, makeConsumerRunner } from "../outbox/Runner.js"
+import { SecretBox } from "../access/Keys.js"
 import { attemptDelivery, type Outcome } from "./Attempt.js"
 import { type ClaimedDelivery, DispatchStore } from "./DispatchStore.js"
-import { delayBeforeRetry, retrySchedule } from "./RetrySchedule.js"
+import { delayBeforeRetry, retrySchedule } from "../../src/domain/RetrySchedule.js"
 import { TargetResolver } from "./TargetResolver.js"
 
 /** Bounds of the dispatcher; every one is finite. */

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import type { Mode } from "../../src/domain/Mode.js"
-import type { DeliveryStatus, WebhookDelivery } from "../../src/contract/Webhook.js"
+import type { DeliveryStatus, WebhookDelivery } from "../../src/contract/Webhooks.js"
 import { Conflict, notFound } from "../../src/contract/Problems.js"
 import { clampTake, pageOf } from "../../src/contract/Schemas.js"
 import { cursorId, limitOf, type PageRequest } from "../Paging.js"

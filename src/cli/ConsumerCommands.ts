@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { ConsumerDeadLetters } from "../../streams/consumers/DeadLetters.js"
+import { ConsumerDeadLetters } from "../../services/outbox/DeadLetters.js"
 import { DatabaseMigrated } from "../db/Database.js"
 import { asCliFailure, CliFailure, type Command } from "./Command.js"
 import { formatTable, printJson, printLine } from "./Output.js"

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { type OnboardingStatus, Tenants } from "../../services/Tenants.js"
+import { type OnboardingStatus, Tenants } from "../../services/access/Tenants.js"
 import { PayoutCaps } from "../../services/transfers/PayoutCaps.js"
 import type { Mode } from "../domain/Mode.js"
 import type { OptionSpec } from "./Args.js"

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { AGING_BUCKETS, CUSTOMER_BANDS } from "../domain/Insights.js"
 
 // Insights and the copilot on the wire (DESIGN.md "Wire shapes for billing, checkout, insights and the copilot").
-// The figures' definitions are src/domain/Insights.ts; the OpenAPI descriptions (src/http/docs/InsightsDocs.ts) say
+// The figures' definitions are src/domain/Insights.ts; the OpenAPI descriptions (services/insights/InsightsDocs.ts) say
 // how to check each by hand.
 
 const Kobo = Schema.Int

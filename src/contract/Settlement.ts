@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { Kobo, PositiveKobo } from "../domain/Money.js"
 import { BPS_WHOLE, MAX_SPLIT_LEGS, SPLIT_PRIORITY_MAX } from "../domain/Settlement.js"
-import { TransferStatus } from "./Transfer.js"
+import { TransferStatus } from "./Transfers.js"
 import { AccountNumber, BankCode, Body, ModeSchema, NonEmpty, Reference } from "./Schemas.js"
 
 // Sub-merchants, settlement settings, split plans and settlements on the wire (DESIGN.md, "Money movement" and

@@ -1,7 +1,7 @@
 import type { Onboarding, Role } from "./Session.js"
 
 /**
- * What a dashboard user may do, as the API decides it (src/http/OperationDocs.ts and src/http/docs/*.ts): actions
+ * What a dashboard user may do, as the API decides it (src/http/OperationDocs.ts and services/<capability>/*.ts): actions
  * the API would refuse with 403 are not offered. "any" operations are open to every role; "dashboard" ones too;
  * "ownerAdmin" and "apiOrOwnerAdmin" ones need an Owner or Admin when called with a dashboard token.
  */

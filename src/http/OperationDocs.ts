@@ -4,19 +4,19 @@
  * operation has none. (A public operation may instead carry OpenApi.Summary and OpenApi.Description annotations.) An operation that answers 501 gets "Not built yet (501)" in its summary automatically.
  */
 
-import { AUTOMATION_DOCS } from "./docs/AutomationDocs.js"
-import { BILLING_DOCS } from "./docs/BillingDocs.js"
-import { INSIGHTS_DOCS } from "./docs/InsightsDocs.js"
-import { CHECKOUT_DOCS } from "./docs/CheckoutDocs.js"
-import { COPILOT_DOCS } from "./docs/CopilotDocs.js"
-import { MONEY_OUT_DOCS } from "./docs/MoneyOutDocs.js"
-import { SETTLEMENT_DOCS } from "./docs/SettlementDocs.js"
-import { doc, type OperationDoc, PAGE, SIGNED } from "./OperationDoc.js"
+import { AUTOMATION_DOCS } from "../../services/automation/AutomationDocs.js"
+import { BILLING_DOCS } from "../../services/billing/BillingDocs.js"
+import { INSIGHTS_DOCS } from "../../services/insights/InsightsDocs.js"
+import { CHECKOUT_DOCS } from "../../services/checkout/CheckoutDocs.js"
+import { COPILOT_DOCS } from "../../services/copilot/CopilotDocs.js"
+import { TRANSFERS_DOCS } from "../../services/transfers/TransfersDocs.js"
+import { SETTLEMENT_DOCS } from "../../services/settlement/SettlementDocs.js"
+import { doc, type OperationDoc, PAGE, SIGNED } from "../contract/OperationDoc.js"
 
-export { describe, PUBLIC_ACCESS } from "./OperationDoc.js"
+export { describe, PUBLIC_ACCESS } from "../contract/OperationDoc.js"
 
 export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
-  ...MONEY_OUT_DOCS,
+  ...TRANSFERS_DOCS,
   ...AUTOMATION_DOCS,
   ...SETTLEMENT_DOCS,
   ...CHECKOUT_DOCS,

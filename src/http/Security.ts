@@ -1,8 +1,8 @@
 import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
 import { Context, Effect, Layer, Redacted } from "effect"
-import { ApiKeys } from "../../services/ApiKeys.js"
-import { Tokens } from "../../services/Tokens.js"
-import { Users } from "../../services/Users.js"
+import { ApiKeys } from "../../services/access/ApiKeys.js"
+import { Tokens } from "../../services/access/Tokens.js"
+import { Users } from "../../services/access/Users.js"
 import type { Principal, Role } from "../domain/Principal.js"
 import { Forbidden, Unauthorized } from "../contract/Problems.js"
 

@@ -6,15 +6,15 @@ import type * as net from "node:net"
 import { AutomationHooks, type FiredStep } from "../../services/automation/AutomationHooks.js"
 import { runnerOptionsOf, TEST_AUTOMATION } from "../../services/automation/AutomationSettings.js"
 import { ACTOR_OPTIONS, actorConsumer } from "../../services/automation/Actor.js"
-import { AUTOMATION } from "../../streams/consumers/Registry.js"
-import { makeConsumerRunner } from "../../streams/consumers/Runner.js"
-import { replayReconciled } from "../../streams/Replay.js"
+import { AUTOMATION } from "../../services/outbox/Registry.js"
+import { makeConsumerRunner } from "../../services/outbox/Runner.js"
+import { replayReconciled } from "../../services/deposits/Replay.js"
 import { expectStatus } from "../support/ApiHelpers.js"
 import { createAccount } from "../support/Pipeline.js"
 import { freePort, type Service, startService, tempDir } from "../support/Processes.js"
 import { call, makeTestApp } from "../support/TestApp.js"
 import { createScratchDatabase, databaseUrl, dropScratchDatabase, TestDatabaseUrl } from "../support/TestDatabase.js"
-import { assertLedgerInvariant, balanceOf, type MoneyTenant, testTenant } from "../money/support.js"
+import { assertLedgerInvariant, balanceOf, type MoneyTenant, testTenant } from "../transfers/support.js"
 import { createFlow, createRule, waitForAutomation } from "./support.js"
 import { atProcess, holdLock, lockWaiters } from "../support/Crash.js"
 
@@ -85,7 +85,7 @@ const snapshot = (t: MoneyTenant, options: { serviceDown?: boolean } = {}) =>
     }
   }).pipe(Effect.orDie)
 
-/** The runner's per-consumer turn (streams/consumers/Runner.ts): whoever holds it, the consumer's passes skip. */
+/** The runner's per-consumer turn (services/outbox/Runner.ts): whoever holds it, the consumer's passes skip. */
 const turnOf = (consumer: string) => `SELECT pg_advisory_lock(hashtextextended('consumer:${consumer}', 0))`
 
 /** Runs `effect` while the consumer cannot take a turn (no pass of it runs anywhere), then lets it go again. */

@@ -4,7 +4,7 @@ import { Effect, Schedule } from "effect"
 import { expectProblem, expectStatus, inviteAndLogin } from "../support/ApiHelpers.js"
 import { createAccount } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
-import { assertLedgerInvariant, balanceOf, testTenant, type MoneyTenant } from "../money/support.js"
+import { assertLedgerInvariant, balanceOf, testTenant, type MoneyTenant } from "../transfers/support.js"
 import { createFlow, createRule, runsOf, waitForAutomation } from "./support.js"
 
 /** A deposit through the sandbox simulator (the same reconciliation as a live webhook); waits for it and its automation. */

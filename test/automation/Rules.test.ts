@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { createAccount, sendSigned } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
-import { assertLedgerInvariant, balanceOf, DIRECTORY, fund, type MoneyTenant, testTenant } from "../money/support.js"
+import { assertLedgerInvariant, balanceOf, DIRECTORY, fund, type MoneyTenant, testTenant } from "../transfers/support.js"
 import { createRule, runsOf, waitForAutomation } from "./support.js"
 
 /** The tenant's webhook events of a type, oldest first (from the outbox). */

@@ -4,7 +4,7 @@ import { Effect, Schedule } from "effect"
 import { type DepositFacts, type FlowConfig, flowFires, type RuleConfig, ruleFires } from "../../src/domain/Automation.js"
 import { createAccount } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
-import { assertLedgerInvariant, balanceOf, testTenant } from "../money/support.js"
+import { assertLedgerInvariant, balanceOf, testTenant } from "../transfers/support.js"
 import { createFlow, createRule, runsOf, waitForAutomation } from "./support.js"
 
 /** mulberry32: a small seeded generator, so the 1,000 deposits are the same on every run. */

@@ -46,7 +46,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { spawn } from "node:child_process"
 import { signSandboxEvent } from "../../services/deposits/SandboxEvent.js"
-import { SandboxProviderLive } from "../../services/provider/SandboxProvider.js"
+import { SandboxProviderLive } from "../../services/providers/SandboxProvider.js"
 import { SettlementRunSettings } from "../../services/settlement/SettlementRunSettings.js"
 import { Settlements } from "../../services/settlement/Settlements.js"
 import { AppConfigTag } from "../../src/Config.js"
@@ -110,7 +110,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
   }
 }
 
-/** The sandbox directory's rows the bench pays out to (DESIGN.md; test/money/support.ts's DIRECTORY). */
+/** The sandbox directory's rows the bench pays out to (DESIGN.md; test/transfers/support.ts's DIRECTORY). */
 const BOLANLE = { accountNumber: "2000000015", bankCode: "057", bankName: "Zenith" }
 const NGOZI = { accountNumber: "3000000032", bankCode: "011", accountName: "Ngozi Eze Enterprises" }
 

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Chunk, Deferred, Effect, Queue, Schedule, TestClock, TestContext } from "effect"
 import { Billing, BillingClock } from "../../services/billing/Billing.js"
-import { billingClockLoop, BillingWorkerSettings } from "../../services/billing/BillingClockWorker.js"
+import { billingPassesLoop, BillingWorkerSettings } from "../../services/billing/BillingPasses.js"
 import { expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { assertLedgerInvariant, createAccount, sendSigned, type Tenant, testTenant } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
@@ -11,7 +11,7 @@ import { call, makeTestApp } from "../support/TestApp.js"
  * Recurring billing through the real service (issue 20, "Must show": the TestClock tests). Billing time is a TestClock
  * (`BillingClock.use`), started at 2027-01-31 10:00 in Lagos so every Monthly schedule here is anchored on Jan 31 (Feb 28,
  * Mar 31, Apr 30, ...). Each test moves that clock with `adjust` and then runs the billing clock's pass (`Billing.tick()`),
- * except the pause/resume test, which forks the loop itself (`billingClockLoop`) on the TestClock. The API is called over
+ * except the pause/resume test, which forks the loop itself (`billingPassesLoop`) on the TestClock. The API is called over
  * HTTP; deposits and reversals go through the signed sandbox webhook and the real reconciler.
  *
  * All tests share the app (and its database and BillingClock): each test has a tenant of its own and looks only at its
@@ -393,7 +393,7 @@ layer(makeTestApp(), { timeout: 180_000, excludeTestServices: true })("recurring
   it.scoped("pause opens nothing across two boundaries; resume opens the next period at the next boundary, no back-fill (the loop on the TestClock)", () =>
     Effect.gen(function* () {
       const passes = yield* Queue.unbounded<number>()
-      const loop = billingClockLoop((n) => Queue.offer(passes, n)).pipe(
+      const loop = billingPassesLoop((n) => Queue.offer(passes, n)).pipe(
         Effect.provideService(BillingWorkerSettings, { intervalMs: DAY_MS, worker: false })
       )
       const clock = yield* billingTestClock(START, loop)

@@ -7,7 +7,7 @@ import { CheckoutClock } from "../../services/checkout/Checkout.js"
 import { dashboardUser, expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { createAccount, sendSigned, testTenant, waitForTransactions } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
-import { DIRECTORY, waitForTransfer } from "../money/support.js"
+import { DIRECTORY, waitForTransfer } from "../transfers/support.js"
 import { openSse } from "./SseClient.js"
 
 // Checkout sessions, the snapshot and the hosted page over real HTTP (DESIGN.md "Live checkout"): the session's

@@ -5,7 +5,7 @@ import { CheckoutClock } from "../../services/checkout/Checkout.js"
 import { expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { createAccount, sendSigned, type Tenant, testTenant, waitForTransactions } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
-import { DIRECTORY, waitForTransfer } from "../money/support.js"
+import { DIRECTORY, waitForTransfer } from "../transfers/support.js"
 import { openSse, type SseStream } from "./SseClient.js"
 
 // The checkout stream over real HTTP (DESIGN.md "Live checkout"; the interface's "Live checkout"): the snapshot at

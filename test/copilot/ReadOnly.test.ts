@@ -6,7 +6,7 @@ import * as path from "node:path"
 // also checks at run time that asking leaves the tenant's outbox and audit log as they were.)
 
 const FILES = [
-  "services/insights/Copilot.ts", "services/insights/CopilotReads.ts", "services/insights/LanguageModel.ts",
+  "services/copilot/Copilot.ts", "services/copilot/CopilotReads.ts", "services/copilot/LanguageModel.ts",
   "src/http/handlers/CopilotHandlers.ts"
 ]
 

@@ -4,7 +4,7 @@ import { Effect, Schedule } from "effect"
 import { approve, expectStatus } from "../support/ApiHelpers.js"
 import { createAccount, sendSigned, testTenant, waitForTransactions } from "../support/Pipeline.js"
 import { apiToken, call } from "../support/TestApp.js"
-import { DIRECTORY, waitForTransfer } from "../money/support.js"
+import { DIRECTORY, waitForTransfer } from "../transfers/support.js"
 
 // The copilot's fixture: one tenant's test-mode book with known names, references and amounts (every figure the tests
 // expect is computed by hand from the numbers here), a second tenant and the same tenant's live mode, each with a

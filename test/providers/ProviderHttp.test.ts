@@ -1,6 +1,6 @@
 import { afterAll, expect, layer } from "@effect/vitest"
 import { Effect, Either, Redacted } from "effect"
-import { ProviderCircuits, makeProviderHttp } from "../../services/provider/ProviderHttp.js"
+import { ProviderCircuits, makeProviderHttp } from "../../services/providers/ProviderHttp.js"
 import { startPaystackFake } from "../fakes/PaystackFake.js"
 import { newSecretKey } from "./support.js"
 

@@ -2,13 +2,13 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Chunk, Deferred, Effect, Queue, Scope, TestClock, TestContext } from "effect"
 import { makeNuban } from "../../src/domain/Nuban.js"
-import { SandboxFaults } from "../../services/provider/SandboxFaults.js"
+import { SandboxFaults } from "../../services/providers/SandboxFaults.js"
 import { autoSettleLoop } from "../../services/settlement/AutoSettle.js"
 import { type RunSummary, SettlementRunSettings } from "../../services/settlement/SettlementRunSettings.js"
 import { expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { sendSigned, waitForTransactions } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
-import { assertLedgerInvariant, balanceOf, DIRECTORY, type MoneyTenant, providerCalls, testTenant, waitForTransfer } from "../money/support.js"
+import { assertLedgerInvariant, balanceOf, DIRECTORY, type MoneyTenant, providerCalls, testTenant, waitForTransfer } from "../transfers/support.js"
 
 /**
  * The interface's settlement rules 1 to 5 ("Settlement settings"), each with the TestClock driving the auto-settle
@@ -38,7 +38,7 @@ interface Worker {
 }
 
 /**
- * Forks a fiber that runs `autoSettleLoop` under `Effect.provide(TestContext.TestContext)` (test/money/Concurrency.test.ts's
+ * Forks a fiber that runs `autoSettleLoop` under `Effect.provide(TestContext.TestContext)` (test/transfers/Concurrency.test.ts's
  * `onTestClock`), each pass offering its summaries to a queue; hands back that fiber's TestClock. The fork comes first,
  * so only the worker's Clock is a TestClock: the test fiber stays on the live clock (providing the TestContext on the
  * test fiber itself would leave its Clock a TestClock after the block, and every wait on a Schedule would hang). The

@@ -6,7 +6,7 @@ import { atProcess, holdLock, lockWaiters } from "../support/Crash.js"
 import { freePort, type Service, startService, tempDir } from "../support/Processes.js"
 import { createScratchDatabase, databaseUrl, dropScratchDatabase } from "../support/TestDatabase.js"
 import { call } from "../support/TestApp.js"
-import { assertLedgerInvariant, DIRECTORY, fund, providerCalls, testTenant, waitForTransfer } from "../money/support.js"
+import { assertLedgerInvariant, DIRECTORY, fund, providerCalls, testTenant, waitForTransfer } from "../transfers/support.js"
 
 const ACCOUNTS = 6
 const CONCURRENCY = 4

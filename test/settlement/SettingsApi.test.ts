@@ -3,7 +3,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { dashboardUser, expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { call, makeTestApp } from "../support/TestApp.js"
-import { assertLedgerInvariant, DIRECTORY, fund, testTenant, waitForTransfer } from "../money/support.js"
+import { assertLedgerInvariant, DIRECTORY, fund, testTenant, waitForTransfer } from "../transfers/support.js"
 
 // The settlement settings over real HTTP (interface "Settlement settings", DESIGN.md "Money movement"):
 // GET/PUT /settings/settlement (the account verified by name enquiry and the name matcher, fields merged, integer

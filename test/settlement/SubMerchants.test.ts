@@ -5,7 +5,7 @@ import { makeNuban } from "../../src/domain/Nuban.js"
 import { dashboardUser, expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { sendSigned, waitForTransactions } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
-import { assertLedgerInvariant, balanceOf, DIRECTORY, fund, type MoneyTenant, providerCalls, testTenant, waitForTransfer } from "../money/support.js"
+import { assertLedgerInvariant, balanceOf, DIRECTORY, fund, type MoneyTenant, providerCalls, testTenant, waitForTransfer } from "../transfers/support.js"
 
 // Sub-merchants over real HTTP (interface "Sub-merchants", DESIGN.md "Money movement" and "Wire shapes"): the CRUD and
 // its wire shape, verified payout accounts, roles and planes, tenant and mode isolation, the routing of a sub-merchant

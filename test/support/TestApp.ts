@@ -8,8 +8,8 @@ import { NodeServerTest } from "../../src/http/NodeServer.js"
 import { ReceiverFastPathLive } from "../../src/http/ReceiverFastPath.js"
 import { HttpLive } from "../../src/http/Server.js"
 import { makeServices, WorkersLive } from "../../src/Services.js"
-import { SandboxProviderLive } from "../../services/provider/SandboxProvider.js"
-import type { BankProvider } from "../../services/provider/BankProvider.js"
+import { SandboxProviderLive } from "../../services/providers/SandboxProvider.js"
+import type { BankProvider } from "../../services/providers/BankProvider.js"
 import { deleteTopology } from "../../streams/JetStream.js"
 import { NatsLive } from "../../streams/Nats.js"
 import { tempDir } from "./Processes.js"
@@ -17,7 +17,7 @@ import { TestDatabaseLive, TestDatabaseUrl } from "./TestDatabase.js"
 import { MoneyOutSettings, type MoneyOutSettingsShape } from "../../services/transfers/Settings.js"
 import { SettlementRunSettings, type SettlementRunSettingsShape } from "../../services/settlement/SettlementRunSettings.js"
 import { CheckoutSettings, type CheckoutSettingsShape } from "../../services/checkout/Checkout.js"
-import { BillingWorkerSettings, type BillingWorkerSettingsShape } from "../../services/billing/BillingClockWorker.js"
+import { BillingWorkerSettings, type BillingWorkerSettingsShape } from "../../services/billing/BillingPasses.js"
 
 /**
  * Settlement in tests: no auto-settle worker of the app's own (a test that needs one runs `autoSettleLoop` on its
@@ -123,7 +123,7 @@ export const makeTestApp = <E = never, R = never>(
     settlement?: Partial<SettlementRunSettingsShape>
     /** Checkout stream settings over the defaults (heartbeat 15 s, 2,000 streams, 5 per token). */
     checkout?: Partial<CheckoutSettingsShape>
-    /** The billing clock: off by default in tests (a test forks `billingClockLoop` on its TestClock, or calls tick). */
+    /** The billing clock: off by default in tests (a test forks `billingPassesLoop` on its TestClock, or calls tick). */
     billing?: Partial<BillingWorkerSettingsShape>
   } = {}
 ) => {

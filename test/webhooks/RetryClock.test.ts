@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Clock, Effect, TestClock } from "effect"
-import { RETRY_JITTER } from "../../services/webhooks/RetrySchedule.js"
+import { RETRY_JITTER } from "../../src/domain/RetrySchedule.js"
 import { expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { apiToken, call, signup } from "../support/TestApp.js"
 import { deliveryRows, eventually, makeWebhooksTestApp, realSleep, stageEvents, startDispatcher, webhookReceiver } from "../support/Webhooks.js"

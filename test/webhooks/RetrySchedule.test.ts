@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Option, TestClock } from "effect"
-import { delayBeforeRetry, RETRY_JITTER, retrySchedule } from "../../services/webhooks/RetrySchedule.js"
+import { delayBeforeRetry, RETRY_JITTER, retrySchedule } from "../../src/domain/RetrySchedule.js"
 
 const DEFAULT_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]
 

@@ -4,7 +4,7 @@ import { PositiveKobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
 import { BadGateway, Conflict, Forbidden, NotFound, Unprocessable } from "../../contract/Problems.js"
 import { AccountNumber, BankCode, Body, PageParams, Reference, listOf } from "../../contract/Schemas.js"
-import { Balance, BankAccountName, Transfer } from "../../contract/Transfer.js"
+import { Balance, BankAccountName, Transfer } from "../../contract/Transfers.js"
 
 export const Bank = Schema.Struct({ name: Schema.String, code: Schema.String })
 const merchantTxRef = HttpApiSchema.param("merchantTxRef", Schema.String)

@@ -1,6 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { Copilot } from "../../../services/insights/Copilot.js"
+import { Copilot } from "../../../services/copilot/Copilot.js"
 import { Api } from "../Api.js"
 import { requireDashboard } from "../Security.js"
 

@@ -1,0 +1,72 @@
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect } from "effect"
+import type { Mode } from "../../src/domain/Mode.js"
+import { type Column, insertFromJson } from "../../src/db/InsertFromJson.js"
+import { newId } from "../../src/domain/Ids.js"
+import { ConsumerRegistry, INTEREST_JOIN, interestValues } from "./Registry.js"
+
+/** The envelope every event follows, on webhooks and on the RECONCILED stream alike. */
+export interface EventEnvelope<T = unknown> {
+  readonly id: string
+  readonly type: string
+  readonly createdAt: string
+  readonly mode: Mode
+  readonly data: T
+}
+
+export interface StagedEvent {
+  readonly tenantId: string
+  readonly mode: Mode
+  readonly type: string
+  /** Names the stream subject's last token: the accountRef (or NUBAN when unmatched). */
+  readonly subjectKey: string
+  readonly data: unknown
+}
+
+type Prepared = { readonly tenantId: string; readonly subjectKey: string; readonly envelope: EventEnvelope }
+
+const OUTBOX_COLUMNS: ReadonlyArray<Column<Prepared>> = [
+  ["event_id", "text", (e) => e.envelope.id], ["tenant_id", "text", (e) => e.tenantId], ["mode", "text", (e) => e.envelope.mode],
+  ["event_type", "text", (e) => e.envelope.type], ["subject_key", "text", (e) => e.subjectKey], ["envelope", "json", (e) => e.envelope]
+]
+
+/**
+ * Stages events in the caller's transaction; fibers in streams/ and services/webhooks drain them after commit, each
+ * deleting its own `outbox_pending` rows as it goes.
+ */
+export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    // Which consumers want which event types (see services/outbox/Registry), as SQL text built once.
+    const interests = sql.literal(interestValues(yield* ConsumerRegistry))
+    /**
+     * The pieces of staging, for a caller that writes the events as part of a statement of its own: the envelopes
+     * (ids made here), the INSERT of the outbox rows (RETURNING id, event_type), and the INSERT of a pending row per
+     * event and consumer that wants the event's type, for the rows that a WITH query named `from` returns. (Postgres allows data-modifying WITH queries only at the top
+     * level, so the caller names them there.)
+     */
+    const prepare = (events: ReadonlyArray<StagedEvent>, createdAt: string) => {
+      const envelopes = events.map((e): Prepared => ({
+        tenantId: e.tenantId,
+        subjectKey: e.subjectKey,
+        envelope: { id: newId("evt"), type: e.type, createdAt, mode: e.mode, data: e.data } satisfies EventEnvelope
+      }))
+      return {
+        envelopes: envelopes.map((e) => e.envelope),
+        insertEvents: sql`${insertFromJson(sql, "outbox", OUTBOX_COLUMNS, envelopes)} RETURNING id, event_type`,
+        insertPending: (from: string) =>
+          sql`INSERT INTO outbox_pending (consumer, outbox_id) SELECT c.consumer, o.id FROM ${sql(from)} o
+            JOIN ${interests} AS c(consumer, event_type) ON ${sql.literal(INTEREST_JOIN)}`
+      }
+    }
+
+    const stage = Effect.fn("Outbox.stage")(function* (events: ReadonlyArray<StagedEvent>) {
+      if (events.length === 0) return [] as ReadonlyArray<EventEnvelope>
+      const staged = prepare(events, new Date(yield* Clock.currentTimeMillis).toISOString())
+      // One statement: the events, and for each a pending row per consumer that wants it.
+      yield* sql`WITH o AS (${staged.insertEvents}) ${staged.insertPending("o")}`
+      return staged.envelopes
+    })
+    return { stage, prepare } as const
+  })
+}) {}

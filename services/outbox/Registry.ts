@@ -1,0 +1,88 @@
+import { Context } from "effect"
+
+/** What a downstream consumer of committed outbox events wants: its name and the event types it handles. */
+export interface Subscription {
+  /** Lower case letters, digits, `_` and `-`; stored in `outbox_pending.consumer`. */
+  readonly name: string
+  /**
+   * The event types (`deposit.reconciled`, ...) it wants, or every public type ("all": every type but the internal
+   * ones, `internal.*`, which one consumer stages for another and which never leave the service).
+   */
+  readonly eventTypes: "all" | ReadonlyArray<string>
+}
+
+/** Event types consumers stage for other consumers: never relayed to the RECONCILED stream, never sent to webhooks. */
+export const INTERNAL_PREFIX = "internal."
+export const isInternalEvent = (eventType: string) => eventType.startsWith(INTERNAL_PREFIX)
+
+/** The rules and flows planner: which of a tenant's rules and flows each deposit fires (services/automation). */
+export const AUTOMATION: Subscription = { name: "automation", eventTypes: ["deposit.reconciled"] }
+/** The rules and flows actor: each fired rule or flow on its own, so one that keeps failing holds back no other. */
+export const AUTOMATION_FIRED = "internal.automation.fired"
+export const AUTOMATION_ACTIONS: Subscription = { name: "automation-actions", eventTypes: [AUTOMATION_FIRED] }
+
+/** The outbox relay: every event goes to the RECONCILED stream. */
+export const RELAY: Subscription = { name: "relay", eventTypes: "all" }
+/** The webhook stager: every event may have endpoints to go to. */
+export const WEBHOOKS: Subscription = { name: "webhooks", eventTypes: "all" }
+
+/** Internal events that tell the insights consumer an account's or a billing schedule's figures changed. */
+export const INSIGHTS_ACCOUNT = "internal.insights.account"
+export const INSIGHTS_SCHEDULE = "internal.insights.schedule"
+export interface InsightsAccountData { readonly accountId: string }
+export interface InsightsScheduleData { readonly scheduleId: string; readonly accountId: string }
+/** The insight roll-ups (services/insights/InsightsConsumer.ts): every event that changes a figure. */
+export const INSIGHTS: Subscription = {
+  name: "insights",
+  eventTypes: ["deposit.reconciled", "transaction.reviewed", INSIGHTS_ACCOUNT, INSIGHTS_SCHEDULE]
+}
+
+/**
+ * Billing at payment time (services/billing/BillingConsumer.ts): a deposit or a review decision that pays (or un-pays) a
+ * billed account's period marks it and stages `billing.period.paid` within a pass.
+ */
+export const BILLING: Subscription = { name: "billing", eventTypes: ["deposit.reconciled", "transaction.reviewed"] }
+
+/** The consumers the service runs. A new consumer is added here (and run with `makeConsumerRunner`). */
+export const BUILT_IN: ReadonlyArray<Subscription> = [RELAY, WEBHOOKS, AUTOMATION, AUTOMATION_ACTIONS, INSIGHTS, BILLING]
+
+const NAME = /^[a-z][a-z0-9_-]{0,62}$/
+const EVENT_TYPE = /^[a-z][a-z0-9_.]{0,99}$/
+
+/** Checks the names and types once, so they can be written into SQL text as literals. */
+export const checkRegistry = (subscriptions: ReadonlyArray<Subscription>): ReadonlyArray<Subscription> => {
+  const seen = new Set<string>()
+  for (const s of subscriptions) {
+    if (!NAME.test(s.name)) throw new Error(`consumer name ${JSON.stringify(s.name)} must match ${NAME}`)
+    if (seen.has(s.name)) throw new Error(`consumer ${s.name} is registered twice`)
+    seen.add(s.name)
+    if (s.eventTypes !== "all") {
+      if (s.eventTypes.length === 0) throw new Error(`consumer ${s.name} wants no event type`)
+      for (const t of s.eventTypes) if (!EVENT_TYPE.test(t)) throw new Error(`event type ${JSON.stringify(t)} must match ${EVENT_TYPE}`)
+    }
+  }
+  return subscriptions
+}
+
+/**
+ * The registry the outbox writes pending rows from: the built-in consumers unless a layer provides another list
+ * (tests add consumers of their own with `Layer.succeed(ConsumerRegistry, [...BUILT_IN, mine])`).
+ */
+export class ConsumerRegistry extends Context.Reference<ConsumerRegistry>()("services/outbox/ConsumerRegistry", {
+  defaultValue: (): ReadonlyArray<Subscription> => BUILT_IN
+}) {}
+
+/**
+ * The `(VALUES ...) AS c(consumer, event_type)` list the outbox joins each new event with: one row per consumer and
+ * wanted type, a NULL type for a consumer of every public type (`interestJoin` keeps internal types from it). Built once from the checked registry, so the statement text
+ * never changes (it stays one prepared statement) and an event costs a pending row only for consumers that want it.
+ */
+export const interestValues = (subscriptions: ReadonlyArray<Subscription>): string => {
+  const rows = checkRegistry(subscriptions).flatMap((s) =>
+    s.eventTypes === "all" ? [`('${s.name}', NULL::text)`] : s.eventTypes.map((t) => `('${s.name}', '${t}'::text)`)
+  )
+  return rows.length === 0 ? "(VALUES (NULL::text, NULL::text) LIMIT 0)" : `(VALUES ${rows.join(", ")})`
+}
+
+/** The join condition of an outbox row `o` with the interest list `c`: a wanted type, or any public type for "all". */
+export const INTEREST_JOIN = `(c.event_type IS NULL AND o.event_type NOT LIKE '${INTERNAL_PREFIX}%') OR c.event_type = o.event_type`

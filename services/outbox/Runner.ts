@@ -1,0 +1,217 @@
+import { SqlClient } from "@effect/sql"
+import { Cause, Clock, Duration, Effect, Exit, Layer, Option, Schedule } from "effect"
+import type { Mode } from "../../src/domain/Mode.js"
+import { delayBeforeRetry } from "../../src/domain/RetrySchedule.js"
+import type { Subscription } from "./Registry.js"
+
+/**
+ * The one runner every downstream consumer of committed outbox events uses.
+ *
+ * Each pass is ONE transaction: claim up to `batchSize` of the consumer's due pending rows (in outbox id order), run the handler on them and delete them. The handler's Postgres writes commit with the delete
+ * or not at all, so a Postgres-side consumer's effects happen exactly once. The batch runs in a savepoint; if it
+ * fails, it is rolled back and the events are tried one by one, each in its own savepoint, so one bad event does not
+ * fail the others. A failed event's row gets `attempts`, `last_error` and `next_attempt_at` (the `retry` Schedule's
+ * next delay); after `maxAttempts` it moves to `consumer_dead_letters` (kept for `collections consumers dead-letters`)
+ * and stops blocking. An outage (Postgres gone, the whole pass fails) rolls everything back and costs no attempt.
+ *
+ * Per-account order. An account key is (tenant_id, mode, subject_key). One pass of a consumer runs at a time across
+ * every process (a transaction-level advisory lock per consumer; a worker that does not get it skips the pass), and a
+ * pass takes the consumer's due rows in outbox id order, so events are handled in the order they were committed:
+ * - the claim skips rows whose key has an earlier row waiting to retry (found through the small partial index on
+ *   failed rows), so a retrying account neither runs ahead nor fills the batch with rows that cannot go;
+ * - within a pass, once an event of a key fails, the later events of that key are left as they are.
+ * Within one key, events get increasing outbox ids in commit order (the reconciler stages an account's events under
+ * its row lock), which the rule relies on. Several workers share a consumer by taking turns, pass by pass: a pass of
+ * the built-in consumers is a few milliseconds for hundreds of events. (A first version let workers claim side by
+ * side with SKIP LOCKED and marked rows whose key had an earlier row held elsewhere; that check cost the deposit path
+ * a tenth of its throughput in the benchmark: docs/performance.md.)
+ *
+ * Bounds: `batchSize` rows per transaction, `inFlight` transactions at once per runner (each holds one connection),
+ * `pollMs` between passes that found less than a full batch; a full batch goes again at once.
+ */
+
+/** One committed outbox event as a consumer sees it. */
+export interface ConsumedEvent {
+  readonly outboxId: number
+  readonly eventId: string
+  readonly tenantId: string
+  readonly mode: Mode
+  readonly eventType: string
+  readonly subjectKey: string
+  /** Failed attempts so far. */
+  readonly attempts: number
+  /** The envelope as the JSON text Postgres holds, when the consumer asks for it (`withEnvelope`); else "". */
+  readonly envelopeJson: string
+}
+
+export interface Consumer<R = never> extends Subscription {
+  /** Read each event's envelope text in the claim (the relay does; the webhook stager reads only what it needs). */
+  readonly withEnvelope?: boolean
+  /**
+   * Handles events (outbox id order) inside the runner's transaction. Failing rolls back what it wrote, and the
+   * events are tried one by one. It may return how many of the events, from the first, it did: the rest stay
+   * pending as they are (neither done nor failed) for the next pass, for a consumer that keeps the id order (the
+   * relay: only an unbroken run of published events is done).
+   */
+  readonly handle: (events: ReadonlyArray<ConsumedEvent>) => Effect.Effect<number | void, unknown, R>
+}
+
+export interface RunnerOptions {
+  /** Pending rows claimed per transaction. */
+  readonly batchSize: number
+  /** Loops of this consumer in this process. They take turns with each other and with other processes (one pass at a time). */
+  readonly inFlight: number
+  /** Pause after a pass that found less than a full batch. */
+  readonly pollMs: number
+  /** Attempts before an event is dead-lettered. */
+  readonly maxAttempts: number
+  /** The delay before each retry (retry 0 follows the first failure); an exhausted schedule dead-letters too. */
+  readonly retry: Schedule.Schedule<Duration.Duration>
+  /** Runs after a pass that handled events has committed (the webhook dispatcher wakes its delivery loop). */
+  readonly onCommitted?: (handled: number) => Effect.Effect<void>
+}
+
+/** 1 s, 3 s, 9 s, ... (about 18 minutes over the 8 attempts), each jittered. */
+export const DEFAULT_RETRY: Schedule.Schedule<Duration.Duration> = Schedule.exponential("1 second", 3).pipe(Schedule.jittered)
+
+export const DEFAULT_RUNNER_OPTIONS: RunnerOptions = { batchSize: 500, inFlight: 1, pollMs: 200, maxAttempts: 8, retry: DEFAULT_RETRY }
+
+export interface PassReport {
+  readonly claimed: number
+  readonly handled: number
+  readonly failed: number
+}
+
+const keyOf = (e: ConsumedEvent) => `${e.tenantId}\u0000${e.mode}\u0000${e.subjectKey}`
+
+const errorText = (cause: Cause.Cause<unknown>): string => {
+  const e = Cause.squash(cause)
+  const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e)
+  return text.slice(0, 2000)
+}
+
+/** The runner's passes for one consumer, and its loops. */
+export const makeConsumerRunner = <R>(consumer: Consumer<R>, overrides: Partial<RunnerOptions> = {}) =>
+  Effect.gen(function* () {
+    const options: RunnerOptions = { ...DEFAULT_RUNNER_OPTIONS, ...overrides }
+    const sql = yield* SqlClient.SqlClient
+    const name = consumer.name
+    const envelope = consumer.withEnvelope ? sql`, o.envelope::text AS envelope_json` : sql`, '' AS envelope_json`
+
+    // One pass per consumer at a time, across processes: the lock is the transaction's and goes with its commit.
+    const turn = sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`consumer:${name}`}, 0)) AS ok`.pipe(
+      Effect.map((rows) => rows[0]?.ok === true)
+    )
+    // `waiting`: the keys with a row waiting to retry (the partial index on failed rows; usually empty), whose later
+    // rows must not run ahead of it.
+    const claim = (now: Date) =>
+      sql<ConsumedEvent>`
+        WITH waiting AS (
+          SELECT o.tenant_id, o.mode, o.subject_key, min(f.outbox_id) AS first_id
+          FROM outbox_pending f JOIN outbox o ON o.id = f.outbox_id
+          WHERE f.consumer = ${name} AND f.attempts > 0 AND f.next_attempt_at > ${now}
+          GROUP BY 1, 2, 3
+        )
+        SELECT p.outbox_id, p.attempts, o.event_id, o.tenant_id, o.mode, o.event_type, o.subject_key ${envelope}
+        FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
+        LEFT JOIN waiting w ON w.subject_key = o.subject_key AND w.tenant_id = o.tenant_id AND w.mode = o.mode
+        WHERE p.consumer = ${name} AND (p.next_attempt_at IS NULL OR p.next_attempt_at <= ${now})
+          AND (w.first_id IS NULL OR w.first_id >= p.outbox_id)
+        ORDER BY p.outbox_id LIMIT ${options.batchSize}`
+
+    const remove = (ids: ReadonlyArray<number>) =>
+      ids.length === 0 ? Effect.void : sql`DELETE FROM outbox_pending WHERE consumer = ${name} AND outbox_id = ANY(${ids}::bigint[])`.pipe(Effect.asVoid)
+
+    /** Handles the events and deletes the rows it did, in a savepoint of the pass's transaction; how many it did. */
+    const handleAndRemove = (events: ReadonlyArray<ConsumedEvent>) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const n = yield* consumer.handle(events)
+          const done = typeof n === "number" ? events.slice(0, Math.max(0, Math.min(n, events.length))) : events
+          yield* remove(done.map((e) => e.outboxId))
+          return done.length
+        })
+      )
+
+    const recordFailure = (e: ConsumedEvent, cause: Cause.Cause<unknown>, nowMs: number) =>
+      Effect.gen(function* () {
+        const attempts = e.attempts + 1
+        const error = errorText(cause)
+        const delay = attempts >= options.maxAttempts ? Option.none() : yield* delayBeforeRetry(options.retry, e.attempts, nowMs)
+        if (Option.isNone(delay)) {
+          yield* sql`
+            WITH d AS (DELETE FROM outbox_pending WHERE consumer = ${name} AND outbox_id = ${e.outboxId} RETURNING consumer, outbox_id)
+            INSERT INTO consumer_dead_letters (consumer, outbox_id, attempts, last_error)
+            SELECT consumer, outbox_id, ${attempts}, ${error} FROM d
+            ON CONFLICT (consumer, outbox_id) DO UPDATE SET attempts = EXCLUDED.attempts, last_error = EXCLUDED.last_error, dead_lettered_at = now()`
+          return yield* Effect.logWarning(`consumer ${name}: event dead-lettered after ${attempts} attempts: ${error}`)
+        }
+        const nextAttemptAt = new Date(nowMs + Duration.toMillis(delay.value))
+        yield* sql`
+          UPDATE outbox_pending SET attempts = ${attempts}, last_error = ${error}, next_attempt_at = ${nextAttemptAt}
+          WHERE consumer = ${name} AND outbox_id = ${e.outboxId}`
+        yield* Effect.logInfo(`consumer ${name}: event failed (attempt ${attempts}), retrying at ${nextAttemptAt.toISOString()}: ${error}`)
+      }).pipe(Effect.annotateLogs({ eventId: e.eventId, outboxId: e.outboxId }))
+
+    /** The batch failed: each event alone; a failed event holds back the later events of its account. */
+    const oneByOne = (events: ReadonlyArray<ConsumedEvent>, nowMs: number) =>
+      Effect.gen(function* () {
+        const stopped = new Set<string>()
+        let handled = 0
+        let failed = 0
+        for (const e of events) {
+          const key = keyOf(e)
+          if (stopped.has(key)) continue
+          const exit = yield* Effect.exit(handleAndRemove([e]))
+          if (Exit.isSuccess(exit)) {
+            handled += exit.value
+            if (exit.value === 0) stopped.add(key)
+            continue
+          }
+          if (Cause.isInterruptedOnly(exit.cause)) return yield* Effect.failCause(exit.cause)
+          stopped.add(key)
+          failed++
+          yield* recordFailure(e, exit.cause, nowMs)
+        }
+        return { handled, failed }
+      })
+
+    /** One transaction: claim, handle (batch, else one by one), delete or record failures. */
+    const pass: Effect.Effect<PassReport, unknown, R> = sql.withTransaction(
+      Effect.gen(function* () {
+        if (!(yield* turn)) return { claimed: 0, handled: 0, failed: 0 }
+        const nowMs = yield* Clock.currentTimeMillis
+        const claimed = yield* claim(new Date(nowMs))
+        if (claimed.length === 0) return { claimed: claimed.length, handled: 0, failed: 0 }
+        const batch = yield* Effect.exit(handleAndRemove(claimed))
+        if (Exit.isSuccess(batch)) return { claimed: claimed.length, handled: batch.value, failed: 0 }
+        if (Cause.isInterruptedOnly(batch.cause)) return yield* Effect.failCause(batch.cause)
+        if (claimed.length > 1) yield* Effect.logDebug(`consumer ${name}: a batch of ${claimed.length} failed; trying one by one`)
+        return { claimed: claimed.length, ...(yield* oneByOne(claimed, nowMs)) }
+      })
+    ).pipe(
+      Effect.tap((r) => (r.handled > 0 && options.onCommitted ? options.onCommitted(r.handled) : Effect.void)),
+      Effect.withSpan(`ConsumerRunner.pass`, { attributes: { consumer: name } })
+    )
+
+    // A failed pass (Postgres restarting) is logged, and the loop carries on at the next tick.
+    const loop = pass.pipe(
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.logError(`consumer ${name}: pass failed; retrying`, cause).pipe(Effect.as({ claimed: 0, handled: 0, failed: 0 }))
+      ),
+      Effect.flatMap((r) => (r.handled + r.failed >= options.batchSize ? Effect.void : Effect.sleep(Duration.millis(options.pollMs)))),
+      Effect.forever
+    )
+
+    /** Forks `inFlight` loops into the current scope. */
+    const start = Effect.forEach(Array.from({ length: Math.max(1, options.inFlight) }), () => Effect.forkScoped(loop), { discard: true }).pipe(
+      Effect.annotateLogs({ component: "consumer-runner", consumer: name })
+    )
+    return { pass, start, options } as const
+  })
+
+/** Runs the consumer's loops for as long as the layer lives. */
+export const ConsumerRunnerLive = <R>(consumer: Consumer<R>, options: Partial<RunnerOptions> = {}) =>
+  Layer.scopedDiscard(Effect.flatMap(makeConsumerRunner(consumer, options), (r) => r.start))
