@@ -1,66 +1,19 @@
 import { Effect, Layer, Option } from "effect"
-import { ApiKeys } from "../services/access/ApiKeys.js"
-import { Inbox } from "../services/deposits/Inbox.js"
-import { Receiver } from "../services/deposits/Receiver.js"
-import { Reconciler } from "../services/deposits/Reconciler.js"
-import { Reviews } from "../services/deposits/Reviews.js"
-import { AutomationActor, AutomationActorLive } from "../services/automation/Actor.js"
-import { AutomationStore } from "../services/automation/AutomationStore.js"
-import { Flows } from "../services/automation/Flows.js"
-import { AutomationPlannerLive } from "../services/automation/Planner.js"
-import { Rules } from "../services/automation/Rules.js"
-import { KeysLayer } from "../services/access/Keys.js"
-import { Ledger } from "../services/ledger/Ledger.js"
-import { Outbox } from "../services/outbox/Outbox.js"
+import type { SqlClient, SqlError } from "@effect/sql"
+import type { ConfigError } from "effect"
+import { BUILT_IN, CAPABILITIES } from "../services/Capabilities.js"
+import { type Capability, type Staged, Stage } from "../services/Capability.js"
+import { ReconcilerWorkersLive } from "../services/deposits/ReconcilerWorkers.js"
+import { ConsumerRegistry, UNSET_CONSUMERS } from "../services/outbox/Registry.js"
 import type { BankProvider } from "../services/providers/BankProvider.js"
-import { SandboxFaults } from "../services/providers/SandboxFaults.js"
-import { ProvidersLive } from "../services/providers/Providers.js"
-import { PaystackInbound } from "../services/providers/PaystackInbound.js"
-import { ProviderSetup } from "../services/providers/ProviderSetup.js"
-import { ProviderCredits } from "../services/providers/ProviderCredits.js"
-import { MonnifyInbound } from "../services/providers/MonnifyInbound.js"
-import { ProviderSync, ProviderSyncLive } from "../services/providers/ProviderSync.js"
+import type { SandboxFaults } from "../services/providers/SandboxFaults.js"
 import { SandboxProviderLive } from "../services/providers/SandboxProvider.js"
-import { SandboxReporterLive } from "../services/providers/SandboxReporter.js"
-import { BankDirectory } from "../services/transfers/BankDirectory.js"
-import { Holds } from "../services/transfers/Holds.js"
-import { HoldStore } from "../services/transfers/HoldStore.js"
-import { TransferOutcomes } from "../services/transfers/Outcomes.js"
-import { PayoutCaps } from "../services/transfers/PayoutCaps.js"
-import { Payouts } from "../services/transfers/Payouts.js"
-import { Refunds } from "../services/transfers/Refunds.js"
-import { TransferCompleterLive, TransferDispatch } from "../services/transfers/TransferDispatch.js"
-import { TransferStore } from "../services/transfers/TransferStore.js"
-import { Checkout, CheckoutClock } from "../services/checkout/Checkout.js"
-import { Billing, BillingClock } from "../services/billing/Billing.js"
-import { Copilot } from "../services/copilot/Copilot.js"
-import { CopilotReads } from "../services/copilot/CopilotReads.js"
-import { Insights } from "../services/insights/Insights.js"
-import { InsightsLive } from "../services/insights/InsightsConsumer.js"
-import { LanguageModelLive } from "../services/copilot/LanguageModel.js"
-import { Rollups } from "../services/insights/Rollups.js"
-import { BillingPassesLive } from "../services/billing/BillingPasses.js"
-import { BillingConsumerLive } from "../services/billing/BillingConsumer.js"
-import { AutoSettleLive } from "../services/settlement/AutoSettle.js"
-import { SettlementConfig } from "../services/settlement/SettlementConfig.js"
-import { Settlements } from "../services/settlement/Settlements.js"
-import { SettlementStore } from "../services/settlement/SettlementStore.js"
-import { SubMerchants } from "../services/settlement/SubMerchants.js"
-import { Tenants } from "../services/access/Tenants.js"
-import { Tokens } from "../services/access/Tokens.js"
-import { Transactions } from "../services/deposits/Transactions.js"
-import { Users } from "../services/access/Users.js"
-import { VirtualAccounts } from "../services/accounts/VirtualAccounts.js"
-import { InboxSweeperLive } from "../services/deposits/InboxSweeper.js"
 import { InProcessDepositBusLive } from "../streams/InProcessDepositBus.js"
 import { JetStreamDepositBusLive } from "../streams/JetStreamDepositBus.js"
 import { InProcessBusHealth, Nats, NatsBusHealth, NatsLinkLive } from "../streams/Nats.js"
 import { InProcessSubscribeLive, NatsSubscribeLive } from "../streams/Subscribe.js"
 import { ensureTopology } from "../streams/Topology.js"
-import { OutboxRelayLive } from "../services/outbox/OutboxRelay.js"
 import { InProcessReconciledBusLive, JetStreamReconciledBusLive } from "../streams/ReconciledBus.js"
-import { ReconcilerWorkersLive } from "../services/deposits/ReconcilerWorkers.js"
-import { WebhookDispatcherLive } from "../services/webhooks/WebhooksLive.js"
 import { AppConfigTag } from "./Config.js"
 import { TableStatsKeeperLive } from "./db/TableStats.js"
 
@@ -85,41 +38,42 @@ export const BusesLive = Layer.unwrapEffect(
   )
 )
 
-/** Every domain service and the buses, given AppConfig and a migrated SqlClient. */
-export const makeServices = <E, R>(provider: Layer.Layer<BankProvider, E, R>) =>
-  Copilot.Default.pipe(
-    Layer.provideMerge(Layer.mergeAll(Insights.Default, Rollups.Default, CopilotReads.Default, LanguageModelLive)),
-    Layer.provideMerge(Layer.mergeAll(Refunds.Default, AutomationActor.Default, Rules.Default, Flows.Default, Settlements.Default, Checkout.Default, Billing.Default)),
-    Layer.provideMerge(Layer.mergeAll(Payouts.Default, Holds.Default, AutomationStore.Default, SettlementConfig.Default)),
-    Layer.provideMerge(SubMerchants.Default),
-    Layer.provideMerge(Layer.mergeAll(PaystackInbound.Default, MonnifyInbound.Default, ProviderSync.Default, ProviderSetup.Default)),
-    Layer.provideMerge(ProviderCredits.Default),
-    Layer.provideMerge(Layer.mergeAll(Receiver.Default, Reconciler.Default, Reviews.Default, TransferDispatch.Default, BankDirectory.Default)),
-    Layer.provideMerge(TransferOutcomes.Default),
-    Layer.provideMerge(SettlementStore.Default),
-    Layer.provideMerge(Layer.mergeAll(
-      Users.Default, ApiKeys.Default, VirtualAccounts.Default, Inbox.Default, Transactions.Default, Ledger.Default,
-      TransferStore.Default, HoldStore.Default, PayoutCaps.Default
-    )),
-    Layer.provideMerge(ProvidersLive),
-    Layer.provideMerge(Layer.mergeAll(Tenants.Default, Tokens.Default, provider, BusesLive, Outbox.Default)),
-    Layer.provideMerge(Layer.mergeAll(KeysLayer, SandboxFaults.Default, CheckoutClock.Default, BillingClock.Default))
-  )
+/**
+ * Every capability's services and the buses, given AppConfig and a migrated SqlClient: the layers of each stage
+ * (services/Capability.ts `Stage`) merged, each stage provided with everything below it. The bank provider port and
+ * the buses sit at the platform stage; the outbox's consumer list is the capabilities' unless a layer outside gives one.
+ */
+export const makeServices = <E, R>(provider: Layer.Layer<BankProvider, E, R>) => {
+  const staged: ReadonlyArray<Staged> = [
+    [Stage.base, ConsumersLive],
+    [Stage.platform, Layer.merge(provider, BusesLive)],
+    ...CAPABILITIES.flatMap((c: Capability) => c.services ?? [])
+  ]
+  const stages = [...new Set(staged.map(([stage]) => stage))].sort((a, b) => a - b)
+  const graph = stages.reduce<Layer.Layer<any, any, any> | undefined>((below, stage) => {
+    const here = Layer.mergeAll(...(staged.filter(([s]) => s === stage).map(([, layer]) => layer) as [Layer.Layer<any, any, any>]))
+    return below === undefined ? here : here.pipe(Layer.provideMerge(below))
+  }, undefined)!
+  // Typed by hand: computing the graph's output from the manifests' layer types made the checker take minutes and
+  // gigabytes. What it needs is the configuration, the database and the provider's own needs (but the sandbox's fault
+  // switches, which the graph holds); a layer placed below a
+  // service it uses fails at start with "Service not found", which every test that builds the app would show.
+  return graph as Layer.Layer<any, E | SqlError.SqlError | ConfigError.ConfigError, AppConfigTag | SqlClient.SqlClient | Exclude<R, SandboxFaults>>
+}
+
+/** The outbox's consumers: the capabilities' (BUILT_IN), unless a layer outside the service graph provides a list. */
+const ConsumersLive = Layer.effect(ConsumerRegistry, Effect.map(ConsumerRegistry, (given) => (given === UNSET_CONSUMERS ? BUILT_IN : given)))
 
 export const ServicesLive = makeServices(SandboxProviderLive)
 
 /** The workers downstream of the reconciler, and the upkeep: what the main thread runs when the reconciler has a thread of its own. */
 export const DownstreamWorkersLive = Layer.mergeAll(
-  InboxSweeperLive, OutboxRelayLive, WebhookDispatcherLive, TableStatsKeeperLive, TransferCompleterLive, SandboxReporterLive,
-  AutomationPlannerLive, AutomationActorLive, AutoSettleLive, BillingPassesLive, BillingConsumerLive, InsightsLive, ProviderSyncLive
+  TableStatsKeeperLive,
+  ...CAPABILITIES.flatMap((c: Capability) => c.workers ?? [])
 )
 
 /** The reconciler alone: what the reconciler's thread runs. */
 export const ReconcilerLive = ReconcilerWorkersLive
 
-/**
- * The long-running fibers: the reconciler, the inbox sweeper, the outbox relay, webhook dispatch, table statistics, the
- * transfer completer, the sandbox provider's outcome reports, the money rules and payment flows (planner and actor), and
- * auto-settle, the billing clock and the billing consumer.
- */
+/** The long-running fibers: the reconciler, table statistics and every capability's workers. */
 export const WorkersLive = Layer.merge(ReconcilerLive, DownstreamWorkersLive)

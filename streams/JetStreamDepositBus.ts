@@ -2,7 +2,8 @@ import { type ConsumerInfo, jetstreamManager, JetStreamApiCodes, JetStreamApiErr
 import type { NatsConnection } from "@nats-io/nats-core"
 import { Effect, Layer, Option, Stream } from "effect"
 import { AppConfigTag, DEFAULT_DEPOSIT_PARTITIONS } from "../src/Config.js"
-import { consume, publishMany, replayFrom } from "./JetStream.js"
+import { consume, replayFrom } from "./Consume.js"
+import { publishMany } from "./Publish.js"
 import { Nats, NatsError, NatsLink, tryNats } from "./Nats.js"
 import { BusError, decodeEnvelope, DepositBus, encodeEnvelope, isDecoded, PartitionSuperseded, type Delivery } from "./DepositBus.js"
 import {

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Option, PubSub } from "effect"
 import type { Mode } from "../src/domain/Mode.js"
-import { publishMany } from "./JetStream.js"
+import { publishMany } from "./Publish.js"
 import { Nats, NatsLink } from "./Nats.js"
 import { reconciledSubject, type Topology } from "./Topology.js"
 

@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/nats-core"
 import { Context, Effect, Layer, Option, Queue, Stream } from "effect"
-import type { EventEnvelope } from "../services/outbox/Outbox.js"
+import type { EventEnvelope } from "../src/contract/Events.js"
 import type { Mode } from "../src/domain/Mode.js"
 import { NatsLink } from "./Nats.js"
 import { ReconciledBus } from "./ReconciledBus.js"

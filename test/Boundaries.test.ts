@@ -1,11 +1,16 @@
 import { describe, expect, it } from "vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { BUILT_IN, CAPABILITIES } from "../services/Capabilities.js"
+import type { Capability } from "../services/Capability.js"
+import { EDGE_PROBLEMS, PROBLEM_CODES } from "../src/contract/Problems.js"
 
 /**
  * Dependencies point one way: the HTTP edge (src/http) may use services, the contract and the domain; services and
- * streams never use the HTTP edge; the contract (wire schemas, problem classes) uses only the domain; the pure domain
- * uses nothing of ours outside itself. This reads every import of those folders and fails on one that points back.
+ * streams never use the HTTP edge; streams/ (transport and ports) never uses services/; the contract (wire schemas,
+ * problem classes, the event catalogue) uses only the domain; the pure domain uses nothing of ours outside itself; and
+ * a capability reaches another only through its services or an event, never through its store. This reads every import
+ * of those folders and fails on one that points back. The capabilities' manifests are checked against the folders.
  */
 const root = path.resolve(import.meta.dirname, "..")
 
@@ -32,6 +37,27 @@ const violations = (dir: string, allowed: (spec: string) => boolean) =>
 const ours = (spec: string) => !/^[a-z@]/.test(spec) || spec.startsWith("src/")
 const isPackage = (spec: string) => !ours(spec)
 
+/** A capability's insides another capability must not reach: its SQL, its row mappers, its manifest and docs. */
+const INTERNAL = /(Store|Rows|Capability|Docs)\.(js|ts)$/
+
+/** `services/<a>/... imports services/<b>/<Module>` for every import from one capability folder into another's insides. */
+const crossCapabilityReaches = () =>
+  filesUnder("services").flatMap((f) => {
+    const from = f.split(path.sep)[1]!
+    if (!fs.statSync(path.join(root, "services", from)).isDirectory()) return []
+    return importsOf(f)
+      .filter((s) => s.startsWith("services/") && s.split("/").length === 3 && s.split("/")[1] !== from && INTERNAL.test(s))
+      .map((s) => `${f} imports ${s}`)
+  })
+
+/**
+ * The reaches that stay, each because it writes inside the caller's own transaction (one transaction per business
+ * step), or maps rows the caller's own query read. Moving them behind the owner's service would split a transaction
+ * or read the same rows twice.
+ */
+const SAME_TRANSACTION = new Set<string>([
+])
+
 describe("module boundaries", () => {
   it("src/domain imports nothing of ours outside itself, and no framework beyond effect", () => {
     expect(violations("src/domain", (s) => s.startsWith("src/domain/") || s === "effect" || s.startsWith("node:"))).toEqual([])
@@ -46,6 +72,40 @@ describe("module boundaries", () => {
   it("services/ and streams/ never import the HTTP edge", () => {
     const notHttp = (s: string) => !s.startsWith("src/http/")
     expect([...violations("services", notHttp), ...violations("streams", notHttp)]).toEqual([])
+  })
+
+  it("streams/ is transport and ports only: it imports nothing from services/", () => {
+    expect(violations("streams", (s) => !s.startsWith("services/"))).toEqual([])
+  })
+
+  it("a capability reaches another only through its services or an event, not its store, row mappers or manifest", () => {
+    expect(crossCapabilityReaches().filter((r) => !SAME_TRANSACTION.has(r))).toEqual([])
+    // Each exception is still needed (an exception that no longer happens is removed from the list).
+    expect([...SAME_TRANSACTION].filter((r) => !crossCapabilityReaches().includes(r))).toEqual([])
+  })
+
+  it("every folder under services/ is a capability in CAPABILITIES, with its manifest named for it", () => {
+    const folders = fs.readdirSync(path.join(root, "services"), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name)
+    expect(CAPABILITIES.map((c) => c.name).sort()).toEqual([...folders].sort())
+    for (const c of CAPABILITIES) {
+      const word = c.name[0]!.toUpperCase() + c.name.slice(1)
+      expect(fs.existsSync(path.join(root, "services", c.name, `${word}Capability.ts`)), `services/${c.name}/${word}Capability.ts`).toBe(true)
+    }
+  })
+
+  it("every problem code belongs to the edge or to exactly one capability's manifest, with the same status", () => {
+    const owned: Array<[string, number]> = [
+      ...Object.entries(EDGE_PROBLEMS),
+      ...CAPABILITIES.flatMap((c: Capability) => Object.entries(c.problems ?? {}))
+    ]
+    expect(owned.map(([code]) => code).sort()).toEqual(Object.keys(PROBLEM_CODES).sort())
+    for (const [code, status] of owned) expect(PROBLEM_CODES[code as keyof typeof PROBLEM_CODES], code).toBe(status)
+  })
+
+  it("the outbox's consumers are the manifests' consumers, each name once", () => {
+    expect(BUILT_IN.map((c) => c.name)).toEqual(CAPABILITIES.flatMap((c: Capability) => (c.consumers ?? []).map((s) => s.name)))
+    expect(new Set(BUILT_IN.map((c) => c.name)).size).toBe(BUILT_IN.length)
+    expect(BUILT_IN.map((c) => c.name)).toEqual(expect.arrayContaining(["relay", "webhooks", "automation", "insights", "billing"]))
   })
 
   it("the reader sees imports (it would pass vacuously otherwise)", () => {

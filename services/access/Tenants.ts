@@ -1,10 +1,10 @@
-import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import type { Mode } from "../../src/domain/Mode.js"
 import { AVAILABLE_STRIPES, GuardedBalance } from "../../src/domain/Ledger.js"
 import { newId, newSecret } from "../../src/domain/Ids.js"
 import { Forbidden, notFound } from "../../src/contract/Problems.js"
 import { SecretBox } from "./Keys.js"
+import { makeTenantStore, type SealedProviderRow } from "./TenantStore.js"
 
 export const OnboardingStatus = Schema.Literal("NotStarted", "Submitted", "Approved", "Rejected")
 export type OnboardingStatus = typeof OnboardingStatus.Type
@@ -29,33 +29,33 @@ export interface ProviderCredentials {
 /** Tenants, their onboarding, and their per-mode provider merchant id and webhook secret. */
 export class Tenants extends Effect.Service<Tenants>()("services/Tenants", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const store = yield* makeTenantStore
     const box = yield* SecretBox
 
     /** Creates the tenant with a sandbox merchant id and webhook secret for each mode. Call inside a transaction. */
     const create = Effect.fn("Tenants.create")(function* (name: string) {
       const id = newId("ten")
-      yield* sql`INSERT INTO tenants ${sql.insert({ id, name })}`
+      yield* store.insertTenant({ id, name })
       for (const mode of MODES) {
-        yield* sql`INSERT INTO tenant_providers ${sql.insert({
+        yield* store.insertProvider({
           tenantId: id,
           mode,
           provider: "sandbox",
           merchantId: newId(mode === "test" ? "m_test" : "m_live", 8),
           webhookSecretSealed: box.seal(newSecret(`whsk_${mode}`, 24))
-        })}`
+        })
         // The available balance's stripes and the receivable's row exist from the start, so the deposit path never has
         // to make one (and a step that must see the receivable at zero has a row to lock).
-        yield* sql`INSERT INTO ledger_balances ${sql.insert([
+        yield* store.insertBalances([
           ...Array.from({ length: AVAILABLE_STRIPES }, (_, n) => ({ tenantId: id, mode, account: GuardedBalance.availableStripe(n), balanceKobo: 0 })),
           { tenantId: id, mode, account: GuardedBalance.receivable, balanceKobo: 0 }
-        ])}`
+        ])
       }
       return id
     }, Effect.orDie)
 
     const find = Effect.fn("Tenants.find")(function* (tenantId: string) {
-      const rows = yield* sql<TenantRow>`SELECT id, name, onboarding_status, risk_threshold, created_at FROM tenants WHERE id = ${tenantId}`
+      const rows = yield* store.find(tenantId)
       return rows[0]
     }, Effect.orDie)
 
@@ -63,7 +63,7 @@ export class Tenants extends Effect.Service<Tenants>()("services/Tenants", {
       Effect.flatMap(find(tenantId), (t) => (t ? Effect.succeed(t) : Effect.fail(notFound("tenant", tenantId))))
 
     const list = Effect.fn("Tenants.list")(function* () {
-      return yield* sql<TenantRow>`SELECT id, name, onboarding_status, risk_threshold, created_at FROM tenants ORDER BY created_at DESC`
+      return yield* store.list()
     }, Effect.orDie)
 
     const setOnboarding = Effect.fn("Tenants.setOnboarding")(function* (
@@ -71,10 +71,7 @@ export class Tenants extends Effect.Service<Tenants>()("services/Tenants", {
       status: OnboardingStatus,
       details?: unknown
     ) {
-      const rows = yield* sql<{ id: string }>`
-        UPDATE tenants SET onboarding_status = ${status},
-          onboarding_details = COALESCE(${details === undefined ? null : JSON.stringify(details)}::jsonb, onboarding_details)
-        WHERE id = ${tenantId} RETURNING id`.pipe(Effect.orDie)
+      const rows = yield* store.setOnboarding(tenantId, status, details === undefined ? null : JSON.stringify(details)).pipe(Effect.orDie)
       if (rows.length === 0) return yield* notFound("tenant", tenantId)
     })
 
@@ -88,7 +85,7 @@ export class Tenants extends Effect.Service<Tenants>()("services/Tenants", {
       }
     })
 
-    const unseal = (r: Omit<ProviderCredentials, "webhookSecret"> & { webhookSecretSealed: string }): ProviderCredentials => ({
+    const unseal = (r: SealedProviderRow): ProviderCredentials => ({
       tenantId: r.tenantId,
       mode: r.mode,
       provider: r.provider,
@@ -97,9 +94,7 @@ export class Tenants extends Effect.Service<Tenants>()("services/Tenants", {
     })
 
     const providerFor = Effect.fn("Tenants.providerFor")(function* (tenantId: string, mode: Mode) {
-      const rows = yield* sql<Omit<ProviderCredentials, "webhookSecret"> & { webhookSecretSealed: string }>`
-        SELECT tenant_id, mode, provider, merchant_id, webhook_secret_sealed FROM tenant_providers
-        WHERE tenant_id = ${tenantId} AND mode = ${mode}`.pipe(Effect.orDie)
+      const rows = yield* store.providerOf(tenantId, mode).pipe(Effect.orDie)
       const row = rows[0]
       if (!row) return yield* notFound("tenant", tenantId)
       return unseal(row)
@@ -107,9 +102,7 @@ export class Tenants extends Effect.Service<Tenants>()("services/Tenants", {
 
     /** The receiver's entry point: which tenant and mode a provider merchant id belongs to. */
     const byMerchantId = Effect.fn("Tenants.byMerchantId")(function* (merchantId: string) {
-      const rows = yield* sql<Omit<ProviderCredentials, "webhookSecret"> & { webhookSecretSealed: string }>`
-        SELECT tenant_id, mode, provider, merchant_id, webhook_secret_sealed FROM tenant_providers
-        WHERE merchant_id = ${merchantId}`.pipe(Effect.orDie)
+      const rows = yield* store.providerByMerchantId(merchantId).pipe(Effect.orDie)
       return rows[0] ? unseal(rows[0]) : undefined
     })
 
@@ -121,14 +114,14 @@ export class Tenants extends Effect.Service<Tenants>()("services/Tenants", {
       subject: string | null
       details?: unknown
     }) {
-      yield* sql`INSERT INTO audit_log ${sql.insert({
+      yield* store.insertAudit({
         tenantId: entry.tenantId,
         mode: entry.mode,
         actor: entry.actor,
         action: entry.action,
         subject: entry.subject,
         details: entry.details === undefined ? null : JSON.stringify(entry.details)
-      })}`
+      })
     }, Effect.orDie)
 
     return { create, find, get, list, setOnboarding, requireApproved, providerFor, byMerchantId, audit } as const

@@ -13,9 +13,7 @@ import { placeholderEmail } from "../../src/domain/ProviderRefs.js"
 import { Tenants } from "../access/Tenants.js"
 import { Outbox } from "../outbox/Outbox.js"
 import { INSIGHTS_ACCOUNT, type InsightsAccountData } from "../outbox/Registry.js"
-
-/** A provisioning attempt older than this with no result is taken over by a retry (the first caller crashed). */
-const PROVISIONING_LEASE_SECONDS = 30
+import { makeVirtualAccountStore } from "./VirtualAccountStore.js"
 
 export interface VirtualAccountRow {
   readonly id: string
@@ -84,25 +82,14 @@ const inProgress = (accountRef: string) =>
 export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("services/VirtualAccounts", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const store = yield* makeVirtualAccountStore
+    const { findByRef } = store
     const providers = yield* Providers
     const tenants = yield* Tenants
     const outbox = yield* Outbox
     /** Tells the insights consumer the account's receivables may have changed (created, removed). */
     const insightsChanged = (tenantId: string, mode: Mode, accountId: string, accountRef: string) =>
       outbox.stage([{ tenantId, mode, type: INSIGHTS_ACCOUNT, subjectKey: accountRef, data: { accountId } satisfies InsightsAccountData }])
-
-    const selectRows = (where: SqlClientFragment) => sql<VirtualAccountRow>`
-      SELECT va.id, va.tenant_id, va.mode, va.account_ref, va.customer_id, va.request_fingerprint, va.status,
-        va.provisioning_started_at < now() - make_interval(secs => ${PROVISIONING_LEASE_SECONDS}) AS lease_expired,
-        va.nuban, va.bank_code, va.bank_name, va.account_name, c.name, c.email, c.phone, va.expected_amount_kobo,
-        va.expiry_date_utc, va.sub_merchant_ref, va.amount_paid_kobo, va.first_activity_at, va.created_at
-      FROM virtual_accounts va JOIN customers c ON c.id = va.customer_id
-      WHERE ${where}`
-    type SqlClientFragment = ReturnType<typeof sql.and>
-
-    const findByRef = (tenantId: string, mode: Mode, accountRef: string, lock = false) =>
-      sql<VirtualAccountRow>`${selectRows(sql.and([sql`va.tenant_id = ${tenantId}`, sql`va.mode = ${mode}`, sql`va.account_ref = ${accountRef}`]))}
-        ${lock ? sql`FOR UPDATE OF va` : sql``}`.pipe(Effect.map((rows) => rows[0]))
 
     /** Claims the accountRef: inserts a Provisioning row, or decides what an existing one means. */
     const claim = (tenantId: string, mode: Mode, input: CreateVirtualAccount, fingerprint: string, providerName: string) =>
@@ -113,44 +100,24 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("services
             if (existing.requestFingerprint !== fingerprint) return yield* reused(input.accountRef)
             if (existing.status === "Active") return { kind: "existing" as const, row: existing }
             if (!existing.leaseExpired) return yield* inProgress(input.accountRef)
-            yield* sql`UPDATE virtual_accounts SET provisioning_started_at = now() WHERE id = ${existing.id}`
+            yield* store.retakeProvisioning(existing.id)
             return { kind: "claimed" as const, id: existing.id }
           }
           if (input.subMerchantRef !== undefined) {
-            const [sm] = yield* sql`SELECT 1 FROM sub_merchants WHERE tenant_id = ${tenantId} AND mode = ${mode} AND reference = ${input.subMerchantRef}`
-            if (!sm) {
+            if (!(yield* store.subMerchantExists(tenantId, mode, input.subMerchantRef))) {
               return yield* new BadRequest({
                 code: "unknown_sub_merchant",
                 message: `subMerchantRef ${JSON.stringify(input.subMerchantRef)} names no sub-merchant in this tenant and mode; create it first (POST /api/v1/sub-merchants).`
               })
             }
           }
-          const customerId = yield* upsertCustomer(tenantId, mode, input)
+          const customerId = yield* store.upsertCustomer(tenantId, mode, input)
           const id = newId("va")
-          const inserted = yield* sql`
-            INSERT INTO virtual_accounts ${sql.insert({
-              id, tenantId, mode, accountRef: input.accountRef, customerId, requestFingerprint: fingerprint,
-              status: "Provisioning", provider: providerName,
-              expectedAmountKobo: input.expectedAmountKobo ?? null,
-              expiryDateUtc: input.expiryDateUtc ? new Date(input.expiryDateUtc) : null,
-              subMerchantRef: input.subMerchantRef ?? null
-            })}
-            ON CONFLICT (tenant_id, mode, account_ref) DO NOTHING RETURNING id`
-          if (inserted.length === 0) return yield* new LostInsertRace()
+          const inserted = yield* store.insertProvisioning({ id, tenantId, mode, input, customerId, requestFingerprint: fingerprint, provider: providerName })
+          if (!inserted) return yield* new LostInsertRace()
           return { kind: "claimed" as const, id }
         })
       )
-
-    const upsertCustomer = (tenantId: string, mode: Mode, input: CreateVirtualAccount) =>
-      Effect.gen(function* () {
-        const row = { id: newId("cus"), tenantId, mode, name: input.name, email: input.email ?? null, phone: input.phone ?? null }
-        const rows = input.email
-          ? yield* sql<{ id: string }>`INSERT INTO customers ${sql.insert(row)}
-              ON CONFLICT (tenant_id, mode, lower(email)) WHERE email IS NOT NULL
-              DO UPDATE SET name = EXCLUDED.name, phone = COALESCE(EXCLUDED.phone, customers.phone) RETURNING id`
-          : yield* sql<{ id: string }>`INSERT INTO customers ${sql.insert(row)} RETURNING id`
-        return rows[0]!.id
-      })
 
     /**
      * The e-mail of the account's provider customer: the customer's own when this is the earliest of the tenant's
@@ -160,9 +127,7 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("services
     const providerEmail = (tenantId: string, mode: Mode, input: CreateVirtualAccount, accountId: string) =>
       Effect.gen(function* () {
         if (!input.email) return placeholderEmail(tenantId, mode, input.accountRef)
-        const [earlier] = yield* sql<{ id: string }>`SELECT va.id FROM virtual_accounts va JOIN customers c ON c.id = va.customer_id
-          WHERE va.tenant_id = ${tenantId} AND va.mode = ${mode} AND lower(c.email) = lower(${input.email}) AND va.id <> ${accountId}
-            AND (va.created_at, va.id) < (SELECT created_at, id FROM virtual_accounts WHERE id = ${accountId}) LIMIT 1`.pipe(Effect.orDie)
+        const earlier = yield* store.earlierWithEmail(tenantId, mode, input.email, accountId)
         return earlier ? placeholderEmail(tenantId, mode, input.accountRef) : input.email
       })
 
@@ -187,17 +152,13 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("services
           Effect.tapError((e) =>
             Effect.logWarning("virtual account provisioning failed at the provider", { accountRef: input.accountRef, reason: e.reason }).pipe(
               // Release the claim so the caller's retry with the same accountRef provisions at once.
-              Effect.zipRight(sql`UPDATE virtual_accounts SET provisioning_started_at = 'epoch' WHERE id = ${claimed.id}`.pipe(Effect.orDie))
+              Effect.zipRight(store.releaseProvisioning(claimed.id))
             )
           ),
           Effect.mapError(() => new BadGateway({ code: "provider_unavailable", message: "The bank provider could not provision the account. Retry with the same accountRef; it is safe." }))
         )
       yield* sql.withTransaction(Effect.gen(function* () {
-        yield* sql`
-          UPDATE virtual_accounts SET status = 'Active', nuban = ${provisioned.nuban}, bank_code = ${provisioned.bankCode},
-            bank_name = ${provisioned.bankName}, account_name = ${provisioned.accountName},
-            provider_customer_code = ${provisioned.providerCustomerCode ?? null}
-          WHERE id = ${claimed.id}`
+        yield* store.activate(claimed.id, provisioned)
         yield* insightsChanged(tenantId, mode, claimed.id, input.accountRef)
       })).pipe(Effect.orDie)
       const row = yield* findByRef(tenantId, mode, input.accountRef).pipe(Effect.orDie)
@@ -215,16 +176,9 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("services
       mode: Mode,
       params: PageRequest & { subMerchantRef?: string | undefined }
     ) {
-      const after = yield* cursorId(params, "accountRef", (ref) => sql<{ id: string }>`
-        SELECT id FROM virtual_accounts WHERE tenant_id = ${tenantId} AND mode = ${mode} AND status = 'Active' AND account_ref = ${ref}`)
+      const after = yield* cursorId(params, "accountRef", (ref) => store.activeIdOf(tenantId, mode, ref))
       const limit = limitOf(params)
-      const rows = yield* sql<VirtualAccountRow>`${selectRows(sql.and([
-        sql`va.tenant_id = ${tenantId}`,
-        sql`va.mode = ${mode}`,
-        sql`va.status = 'Active'`,
-        ...(params.subMerchantRef !== undefined ? [sql`va.sub_merchant_ref = ${params.subMerchantRef}`] : []),
-        ...(after !== undefined ? [sql`(va.created_at, va.id) < (SELECT created_at, id FROM virtual_accounts WHERE id = ${after})`] : [])
-      ]))} ORDER BY va.created_at DESC, va.id DESC LIMIT ${limit}`.pipe(Effect.orDie)
+      const rows = yield* store.listActive(tenantId, mode, params.subMerchantRef, after, limit)
       return pageOf(rows.map(toVirtualAccount), limit - 1)
     })
 
@@ -236,13 +190,10 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("services
           if (row.firstActivityAt !== null || row.amountPaidKobo !== 0) {
             return yield* new Conflict({ code: "account_has_activity", message: `Virtual account ${JSON.stringify(accountRef)} has payment activity and cannot be deleted.` })
           }
-          // Only records that moved no money can point at an account without activity (a reversal with nothing to
-          // reverse, waiting for review): they keep their accountRef and lose the link.
-          yield* sql`UPDATE transactions SET virtual_account_id = NULL WHERE virtual_account_id = ${row.id}`
-          yield* sql`DELETE FROM virtual_accounts WHERE id = ${row.id}`
+          yield* store.unlinkTransactions(row.id)
+          yield* store.deleteAccount(row.id)
           yield* insightsChanged(tenantId, mode, row.id, accountRef)
-          yield* sql`DELETE FROM customers c WHERE c.id = ${row.customerId}
-            AND NOT EXISTS (SELECT 1 FROM virtual_accounts v WHERE v.customer_id = c.id)`
+          yield* store.deleteCustomerIfUnused(row.customerId)
         })
       ).pipe(Effect.catchTag("SqlError", Effect.die))
     })

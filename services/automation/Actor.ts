@@ -3,8 +3,8 @@ import { Effect, Layer } from "effect"
 import type { RunStep } from "../../src/contract/Automation.js"
 import { type FlowAction, nairaText } from "../../src/domain/Automation.js"
 import type { Scope } from "../../src/domain/Mode.js"
-import { AUTOMATION_ACTIONS } from "../outbox/Registry.js"
-import { type Consumer, type ConsumedEvent, makeConsumerRunner, type RunnerOptions } from "../outbox/Runner.js"
+import { AUTOMATION_ACTIONS, AUTOMATION_FIRED } from "../outbox/Registry.js"
+import { type Consumer, makeConsumerRunner, type RunnerOptions } from "../outbox/Runner.js"
 import { AutomationSettings, runnerOptionsOf } from "./AutomationSettings.js"
 import { byKey } from "../deposits/HotPathReads.js"
 import { Outbox } from "../outbox/Outbox.js"
@@ -90,12 +90,14 @@ export class AutomationActor extends Effect.Service<AutomationActor>()("services
       Effect.gen(function* () {
         const row = yield* transactions.findRow(scope.tenantId, scope.mode, run.transactionReference).pipe(Effect.orDie)
         if (!row) return yield* Effect.dieMessage(`run ${run.id}: transaction ${run.transactionReference} is gone`)
-        const type = `${run.source}.notify`
-        const [event] = yield* outbox.stage([{
-          tenantId: scope.tenantId, mode: scope.mode, type, subjectKey: run.accountRef,
-          data: { [run.source === "rule" ? "ruleId" : "flowId"]: run.sourceId, trigger: run.trigger, transaction: toTransaction(row) }
-        }])
-        return `sent ${type} (event ${event!.id})`
+        const on = { tenantId: scope.tenantId, mode: scope.mode, subjectKey: run.accountRef }
+        const transaction = toTransaction(row)
+        const [event] = yield* outbox.stage([
+          run.source === "rule"
+            ? { ...on, type: "rule.notify", data: { ruleId: run.sourceId, trigger: run.trigger, transaction } }
+            : { ...on, type: "flow.notify", data: { flowId: run.sourceId, trigger: run.trigger, transaction } }
+        ])
+        return `sent ${event!.type} (event ${event!.id})`
       })
 
     const flag = (scope: Scope, run: RunRow, actor: string) =>
@@ -116,7 +118,7 @@ export class AutomationActor extends Effect.Service<AutomationActor>()("services
         yield* tenants.audit({ tenantId: scope.tenantId, mode: scope.mode, actor, action: "transaction.flagged", subject: run.transactionReference, details: { reason } })
         yield* outbox.stage([{
           tenantId: scope.tenantId, mode: scope.mode, type: "transaction.flagged", subjectKey: run.accountRef,
-          data: { transaction: toTransaction(row), reason, [run.source === "rule" ? "ruleId" : "flowId"]: run.sourceId }
+          data: { transaction: toTransaction(row), reason, ...(run.source === "rule" ? { ruleId: run.sourceId } : { flowId: run.sourceId }) }
         }])
         return `flagged for review: ${reason}`
       })
@@ -158,12 +160,12 @@ export class AutomationActor extends Effect.Service<AutomationActor>()("services
   })
 }) {}
 
-const runIdOf = (e: ConsumedEvent): string => (JSON.parse(e.envelopeJson) as { data: { runId: string } }).data.runId
+const ACTOR_TYPES = [AUTOMATION_FIRED] as const
 
-export const actorConsumer: Consumer<AutomationActor> = {
+export const actorConsumer: Consumer<AutomationActor, typeof AUTOMATION_FIRED> = {
   ...AUTOMATION_ACTIONS,
-  withEnvelope: true,
-  handle: (events) => Effect.flatMap(AutomationActor, (actor) => actor.act(events.map(runIdOf)))
+  decode: ACTOR_TYPES,
+  handle: (events) => Effect.flatMap(AutomationActor, (actor) => actor.act(events.map((e) => e.data.runId)))
 }
 
 export const AutomationActorLive = Layer.scopedDiscard(

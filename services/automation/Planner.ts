@@ -3,11 +3,11 @@ import { type FlowConfig, planFirings, type RuleConfig } from "../../src/domain/
 import { newId } from "../../src/domain/Ids.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { AUTOMATION, AUTOMATION_FIRED } from "../outbox/Registry.js"
-import { type Consumer, type ConsumedEvent, makeConsumerRunner } from "../outbox/Runner.js"
+import { type Consumer, type DecodedEvent, makeConsumerRunner } from "../outbox/Runner.js"
 import { AutomationSettings, runnerOptionsOf } from "./AutomationSettings.js"
 import { Outbox } from "../outbox/Outbox.js"
 import { AutomationStore, type NewRun } from "./AutomationStore.js"
-import { depositFactsOf, type ReconciledData } from "./DepositFacts.js"
+import { depositFactsOf } from "./DepositFacts.js"
 
 const scopeKey = (s: Scope) => `${s.tenantId}\u0000${s.mode}`
 
@@ -28,12 +28,12 @@ const byScope = <T extends Scope>(rows: ReadonlyArray<T>) => {
  * new run, an internal `internal.automation.fired` event for the actor, all in the runner's transaction. It applies
  * nothing itself: each firing is the actor's own unit of work, retried and dead-lettered alone.
  */
-export const plan = (events: ReadonlyArray<ConsumedEvent>) =>
+export const plan = (events: ReadonlyArray<DecodedEvent<"deposit.reconciled">>) =>
   Effect.gen(function* () {
     const store = yield* AutomationStore
     const outbox = yield* Outbox
     const deposits = events.flatMap((e) => {
-      const facts = depositFactsOf((JSON.parse(e.envelopeJson) as { data: ReconciledData }).data)
+      const facts = depositFactsOf(e.data)
       return facts ? [{ scope: { tenantId: e.tenantId, mode: e.mode } satisfies Scope, facts }] : []
     })
     if (deposits.length === 0) return
@@ -59,7 +59,9 @@ export const plan = (events: ReadonlyArray<ConsumedEvent>) =>
     })))
   })
 
-export const plannerConsumer: Consumer<AutomationStore | Outbox> = { ...AUTOMATION, withEnvelope: true, handle: plan }
+const PLANNER_TYPES = ["deposit.reconciled"] as const
+
+export const plannerConsumer: Consumer<AutomationStore | Outbox, "deposit.reconciled"> = { ...AUTOMATION, decode: PLANNER_TYPES, handle: plan }
 
 export const AutomationPlannerLive = Layer.scopedDiscard(
   Effect.flatMap(AutomationSettings, (s) => Effect.flatMap(makeConsumerRunner(plannerConsumer, runnerOptionsOf(s)), (r) => r.start))

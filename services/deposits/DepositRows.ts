@@ -89,7 +89,7 @@ export const depositEvents = (
 ): Array<StagedEvent> => {
   const data = { transaction: toTransaction(transaction), account: accountAfter ? toVirtualAccount(accountAfter) : null, risk: outcome.risk }
   const subjectKey = account?.accountRef ?? inbox.accountNumber
-  const event = (type: string): StagedEvent => ({ tenantId: inbox.tenantId, mode: inbox.mode, type, subjectKey, data })
+  const event = (type: "deposit.reconciled" | "transaction.review_required"): StagedEvent => ({ tenantId: inbox.tenantId, mode: inbox.mode, type, subjectKey, data })
   const events = outcome.status === "PendingReview" ? [event("deposit.reconciled"), event("transaction.review_required")] : [event("deposit.reconciled")]
   // A reversal that came after the money had left (settled, paid out, refunded): what the deposit's hold and the
   // account's free money no longer cover is owed by the tenant (tenant_receivable); its next collections pay it off

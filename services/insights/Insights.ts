@@ -1,4 +1,3 @@
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import {
   type InsightsAging, type InsightsCustomers, type InsightsForecast, type InsightsOverview, RECONCILIATION_STATUSES
@@ -11,6 +10,7 @@ import {
 } from "../../src/domain/Insights.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { Billing } from "../billing/Billing.js"
+import { makeInsightStore } from "./InsightStore.js"
 
 /** An optional Lagos date range (`YYYY-MM-DD`, both ends included) for the overview. */
 export interface OverviewRange {
@@ -30,7 +30,7 @@ const badRange = (message: string) => new BadRequest({ code: "invalid_date_range
  */
 export class Insights extends Effect.Service<Insights>()("services/insights/Insights", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const store = yield* makeInsightStore
     const billing = yield* Billing
 
     const overview = Effect.fn("Insights.overview")(function* (scope: Scope, range: OverviewRange) {
@@ -43,13 +43,7 @@ export class Insights extends Effect.Service<Insights>()("services/insights/Insi
       const lo = from ?? -1_000_000
       const hi = to ?? 1_000_000
       const nowMs = yield* billing.nowFor(scope)
-      const [days, dues] = yield* Effect.all([
-        sql<{ key: string; count: number; amountKobo: number }>`SELECT key, sum(count)::bigint AS count, sum(amount_kobo)::bigint AS amount_kobo
-          FROM insight_days WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND key <> 'sched' AND day BETWEEN ${lo} AND ${hi}
-          GROUP BY key`,
-        sql<{ expected: number | null; collected: number | null }>`SELECT sum(expected_kobo)::bigint AS expected, sum(collected_kobo)::bigint AS collected
-          FROM insight_due_days WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND due_day BETWEEN ${lo} AND ${hi}`
-      ], { concurrency: 1 }).pipe(Effect.orDie)
+      const [days, dues] = yield* Effect.all([store.dayTotals(scope, lo, hi), store.dueTotals(scope, lo, hi)], { concurrency: 1 }).pipe(Effect.orDie)
       const of = (key: string) => days.find((d) => d.key === key)
       const expectedKobo = Number(dues[0]?.expected ?? 0)
       const collectedKobo = Number(dues[0]?.collected ?? 0)
@@ -74,9 +68,7 @@ export class Insights extends Effect.Service<Insights>()("services/insights/Insi
     const aging = Effect.fn("Insights.aging")(function* (scope: Scope) {
       const nowMs = yield* billing.nowFor(scope)
       const today = dayOf(nowMs)
-      const rows = yield* sql<{ dueDay: number; count: number; outstanding: number }>`
-        SELECT due_day, outstanding_count AS count, expected_kobo - collected_kobo AS outstanding FROM insight_due_days
-        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND outstanding_count > 0`.pipe(Effect.orDie)
+      const rows = yield* store.outstandingDueDays(scope).pipe(Effect.orDie)
       const count = [0, 0, 0, 0]
       const amount = [0, 0, 0, 0]
       for (const r of rows) {
@@ -100,9 +92,7 @@ export class Insights extends Effect.Service<Insights>()("services/insights/Insi
     const overdue = Effect.fn("Insights.overdue")(function* (scope: Scope) {
       const nowMs = yield* billing.nowFor(scope)
       const today = dayOf(nowMs)
-      const rows = yield* sql<{ dueDay: number; count: number; outstanding: number }>`
-        SELECT due_day, outstanding_count AS count, expected_kobo - collected_kobo AS outstanding FROM insight_due_days
-        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND outstanding_count > 0`.pipe(Effect.orDie)
+      const rows = yield* store.outstandingDueDays(scope).pipe(Effect.orDie)
       const count = [0, 0, 0, 0]
       const amount = [0, 0, 0, 0]
       const notYetDue = { count: 0, amountKobo: 0 }
@@ -130,13 +120,7 @@ export class Insights extends Effect.Service<Insights>()("services/insights/Insi
     const forecast = Effect.fn("Insights.forecast")(function* (scope: Scope, days: number) {
       const nowMs = yield* billing.nowFor(scope)
       const today = dayOf(nowMs)
-      const [scheduled, trailing] = yield* Effect.all([
-        sql<{ day: number; amountKobo: number }>`SELECT day, amount_kobo FROM insight_days
-          WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND key = 'sched' AND day >= ${today} AND day < ${today + days}`,
-        sql<{ amount: number | null }>`SELECT sum(amount_kobo)::bigint AS amount FROM insight_days
-          WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND key = 'collected'
-            AND day > ${today - RUN_RATE_WINDOW_DAYS} AND day <= ${today}`
-      ], { concurrency: 1 }).pipe(Effect.orDie)
+      const [scheduled, trailing] = yield* Effect.all([store.scheduledDays(scope, today, days), store.trailingCollected(scope, today)], { concurrency: 1 }).pipe(Effect.orDie)
       const trailing30DayCollectedKobo = Math.max(0, Number(trailing[0]?.amount ?? 0))
       const weeks = forecastWeeks(days, nowMs, scheduled.map((s) => ({ dueMs: dayStartMs(s.day), amountKobo: Number(s.amountKobo) })), trailing30DayCollectedKobo)
       const result: InsightsForecast = {
@@ -152,18 +136,10 @@ export class Insights extends Effect.Service<Insights>()("services/insights/Insi
 
     const customers = Effect.fn("Insights.customers")(function* (scope: Scope, take: number) {
       const today = dayOf(yield* billing.nowFor(scope))
-      const page = yield* sql<{ customerId: string; name: string; email: string | null; expectedKobo: number; outstandingKobo: number }>`
-        SELECT c.customer_id, cu.name, cu.email, c.expected_kobo, c.outstanding_kobo FROM insight_customers c JOIN customers cu ON cu.id = c.customer_id
-        WHERE c.tenant_id = ${scope.tenantId} AND c.mode = ${scope.mode} AND c.expected_kobo > 0
-        ORDER BY c.outstanding_kobo DESC, c.customer_id LIMIT ${take + 1}`.pipe(Effect.orDie)
+      const page = yield* store.customerPage(scope, take).pipe(Effect.orDie)
       const shown = page.slice(0, take)
       const ids = shown.map((c) => c.customerId)
-      const [refs, receivables] = ids.length === 0 ? [[], []] : yield* Effect.all([
-        sql<{ customerId: string; accountRef: string }>`SELECT customer_id, account_ref FROM virtual_accounts
-          WHERE customer_id = ANY(${ids}::text[]) AND status = 'Active' ORDER BY created_at, id`,
-        sql<{ customerId: string; dueDay: number; amountKobo: number; collectedKobo: number; paidDay: number | null }>`
-          SELECT customer_id, due_day, amount_kobo, collected_kobo, paid_day FROM insight_receivables WHERE customer_id = ANY(${ids}::text[])`
-      ], { concurrency: 1 }).pipe(Effect.orDie)
+      const [refs, receivables] = ids.length === 0 ? [[], []] : yield* Effect.all([store.accountRefsOf(ids), store.receivablesOf(ids)], { concurrency: 1 }).pipe(Effect.orDie)
       const result: InsightsCustomers = {
         data: shown.map((c) => {
           const input = scoreInputOf(receivables.filter((r) => r.customerId === c.customerId).map((r) => ({

@@ -2,8 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Schedule } from "effect"
 import { dayOf } from "../../src/domain/InsightRollups.js"
 import type { Mode } from "../../src/domain/Mode.js"
-import { INSIGHTS, INSIGHTS_ACCOUNT, INSIGHTS_SCHEDULE, type InsightsAccountData, type InsightsScheduleData } from "../outbox/Registry.js"
-import { type ConsumedEvent, type Consumer, makeConsumerRunner } from "../outbox/Runner.js"
+import { INSIGHTS, INSIGHTS_ACCOUNT, INSIGHTS_SCHEDULE } from "../outbox/Registry.js"
+import { type Consumer, type DecodedEvent, makeConsumerRunner } from "../outbox/Runner.js"
 import { Billing } from "../billing/Billing.js"
 import { type AccountTouch, Rollups, type ScheduleTouch } from "./Rollups.js"
 
@@ -14,7 +14,11 @@ import { type AccountTouch, Rollups, type ScheduleTouch } from "./Rollups.js"
  * account recomputed (a receivable it fully pays counts as paid on the deposit's day, or the review's); an account
  * created, removed or refunded, and a billing schedule changed or a period opened, come as internal events.
  */
-export const handleInsights = (events: ReadonlyArray<ConsumedEvent>) =>
+/** The types the insights consumer reads (its subscription's). */
+const INSIGHTS_TYPES = ["deposit.reconciled", "transaction.reviewed", INSIGHTS_ACCOUNT, INSIGHTS_SCHEDULE] as const
+type InsightsEvent = DecodedEvent<(typeof INSIGHTS_TYPES)[number]>
+
+export const handleInsights = (events: ReadonlyArray<InsightsEvent>) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const rollups = yield* Rollups
@@ -24,16 +28,13 @@ export const handleInsights = (events: ReadonlyArray<ConsumedEvent>) =>
     const accounts: Array<AccountTouch> = []
     const scheduleIds: Array<{ tenantId: string; mode: Mode; scheduleId: string }> = []
     for (const e of events) {
-      const data = (JSON.parse(e.envelopeJson) as { data: unknown }).data
       if (e.eventType === INSIGHTS_ACCOUNT) {
-        accounts.push({ tenantId: e.tenantId, mode: e.mode, accountId: (data as InsightsAccountData).accountId, atMs: nowMs })
+        accounts.push({ tenantId: e.tenantId, mode: e.mode, accountId: e.data.accountId, atMs: nowMs })
       } else if (e.eventType === INSIGHTS_SCHEDULE) {
-        const d = data as InsightsScheduleData
-        scheduleIds.push({ tenantId: e.tenantId, mode: e.mode, scheduleId: d.scheduleId })
-        accounts.push({ tenantId: e.tenantId, mode: e.mode, accountId: d.accountId, atMs: nowMs })
+        scheduleIds.push({ tenantId: e.tenantId, mode: e.mode, scheduleId: e.data.scheduleId })
+        accounts.push({ tenantId: e.tenantId, mode: e.mode, accountId: e.data.accountId, atMs: nowMs })
       } else {
-        const reference = (data as { transaction?: { reference?: unknown } }).transaction?.reference
-        if (typeof reference === "string") deposits.push({ tenantId: e.tenantId, mode: e.mode, reference })
+        deposits.push({ tenantId: e.tenantId, mode: e.mode, reference: e.data.transaction.reference })
       }
     }
     if (deposits.length > 0) {
@@ -63,7 +64,11 @@ export const handleInsights = (events: ReadonlyArray<ConsumedEvent>) =>
     }
   })
 
-export const insightsConsumer: Consumer<SqlClient.SqlClient | Rollups | Billing> = { ...INSIGHTS, withEnvelope: true, handle: handleInsights }
+export const insightsConsumer: Consumer<SqlClient.SqlClient | Rollups | Billing, InsightsEvent["eventType"]> = {
+  ...INSIGHTS,
+  decode: INSIGHTS_TYPES,
+  handle: handleInsights
+}
 
 /**
  * Builds the roll-ups once from the data that was here before them (`insight_state.built`), then leaves them to the

@@ -1,11 +1,9 @@
-import { SqlClient, type Statement } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { BillingInterval } from "../../src/domain/Billing.js"
-import {
-  collectedSql, dayOf, daySql, type Receivable, receivablesOf, riskBandSql, scheduleDues
-} from "../../src/domain/InsightRollups.js"
+import { dayOf, type Receivable, receivablesOf, scheduleDues } from "../../src/domain/InsightRollups.js"
 import type { Mode } from "../../src/domain/Mode.js"
 import { anchorOf } from "../billing/BillingRows.js"
+import { type CustomerDelta, type DayDelta, type DueDelta, makeRollupStore, type ReceivableRow } from "./RollupStore.js"
 
 /** An account whose figures may have changed, and when (the day a receivable it fully pays counts as paid). */
 export interface AccountTouch {
@@ -23,10 +21,6 @@ export interface ScheduleTouch {
   readonly day: number
 }
 
-interface DayDelta { tenantId: string; mode: string; key: string; day: number; count: number; amount: number }
-interface DueDelta { tenantId: string; mode: string; dueDay: number; receivables: number; outstanding: number; expected: number; collected: number }
-interface CustomerDelta { tenantId: string; mode: string; customerId: string; expected: number; outstanding: number }
-
 /** Chunk sizes of a full build: transactions per statement, accounts and schedules per recompute. */
 const BUILD_TX_CHUNK = 200_000
 const BUILD_ACCOUNT_CHUNK = 2_000
@@ -37,22 +31,20 @@ const BUILD_ACCOUNT_CHUNK = 2_000
  * roll-ups hold for it, is added. So replaying an event, or building everything while events flow, changes nothing
  * twice. Work is set-based: one call handles a whole batch of the consumer's events in a handful of statements.
  * Concurrent callers touching one account or schedule are serialised by its row in `insight_accounts` /
- * `insight_schedules`; the additive rows are written in key order, so two callers cannot deadlock on them.
+ * `insight_schedules`; the additive rows are written in key order, so two callers cannot deadlock on them. The SQL is
+ * RollupStore.ts; this is the recompute and the difference.
  */
 export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollups", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const store = makeRollupStore(sql)
 
     const addDays = (deltas: Iterable<DayDelta>) =>
       Effect.gen(function* () {
         const rows = [...deltas].filter((d) => d.count !== 0 || d.amount !== 0)
           .sort((a, b) => a.tenantId.localeCompare(b.tenantId) || a.mode.localeCompare(b.mode) || a.key.localeCompare(b.key) || a.day - b.day)
         if (rows.length === 0) return
-        yield* sql`INSERT INTO insight_days (tenant_id, mode, key, day, count, amount_kobo)
-          SELECT * FROM unnest(${rows.map((r) => r.tenantId)}::text[], ${rows.map((r) => r.mode)}::text[], ${rows.map((r) => r.key)}::text[],
-            ${rows.map((r) => r.day)}::int[], ${rows.map((r) => r.count)}::bigint[], ${rows.map((r) => r.amount)}::bigint[])
-          ON CONFLICT (tenant_id, mode, key, day) DO UPDATE SET count = insight_days.count + excluded.count,
-            amount_kobo = insight_days.amount_kobo + excluded.amount_kobo`
+        yield* store.addDays(rows)
       })
 
     /**
@@ -64,15 +56,10 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
         if (ids.length === 0) return
         const unique = [...new Set(ids)].sort((a, b) => a - b)
         // Deposits counted before: the collected contribution now against the one counted (rows locked).
-        const changed = yield* sql<{ id: number; tenantId: string; mode: string; day: number; now: number; was: number; pendingNow: boolean; pendingWas: boolean }>`
-          SELECT t.id, t.tenant_id, t.mode, ${sql.literal(daySql("t.paid_at"))} AS day,
-            (${sql.literal(collectedSql("t"))}) AS now, x.collected_kobo AS was, t.status = 'PendingReview' AS pending_now, x.pending AS pending_was
-          FROM insight_tx x JOIN transactions t ON t.id = x.id WHERE x.id = ANY(${unique}::bigint[]) ORDER BY x.id FOR UPDATE OF x`
+        const changed = yield* store.countedTransactions(unique)
         const moved = changed.filter((c) => Number(c.now) !== Number(c.was) || c.pendingNow !== c.pendingWas)
         if (moved.length > 0) {
-          yield* sql`UPDATE insight_tx x SET collected_kobo = u.c, pending = u.p
-            FROM unnest(${moved.map((m) => m.id)}::bigint[], ${moved.map((m) => m.now)}::bigint[], ${moved.map((m) => m.pendingNow)}::boolean[]) AS u(id, c, p)
-            WHERE x.id = u.id`
+          yield* store.recountTransactions(moved)
           const deltas = new Map<string, DayDelta>()
           const add = (m: (typeof moved)[number], key: string, count: number, amount: number) => {
             const k = `${m.tenantId}|${m.mode}|${key}|${m.day}`
@@ -89,27 +76,8 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
         }
         const seen = new Set(changed.map((c) => Number(c.id)))
         const fresh = unique.filter((id) => !seen.has(id))
-        if (fresh.length > 0) yield* countNew(sql`t.id = ANY(${fresh}::bigint[])`)
+        if (fresh.length > 0) yield* store.countNewIds(fresh)
       })
-
-    /** Counts the deposits the condition selects that are not counted yet: one statement, whatever their number. */
-    const countNew = (where: Statement.Fragment) =>
-      sql`WITH src AS (
-            SELECT t.id, t.tenant_id, t.mode, ${sql.literal(daySql("t.paid_at"))} AS day, t.reconciliation_status, t.amount_kobo,
-              ${sql.literal(riskBandSql("t"))} AS band,
-              (${sql.literal(collectedSql("t"))}) AS collected, t.status = 'PendingReview' AS pending
-            FROM transactions t WHERE ${where}
-          ),
-          ins AS (INSERT INTO insight_tx (id, collected_kobo, pending) SELECT id, collected, pending FROM src ORDER BY id ON CONFLICT (id) DO NOTHING RETURNING id)
-        INSERT INTO insight_days (tenant_id, mode, key, day, count, amount_kobo)
-        SELECT s.tenant_id, s.mode, k.key, s.day, sum(k.count), sum(k.amount)
-        FROM src s JOIN ins USING (id)
-          CROSS JOIN LATERAL (VALUES ('rs:' || s.reconciliation_status, 1, s.amount_kobo), ('risk:' || s.band, 1, 0::bigint),
-            ('collected', 0, s.collected), ('pending', s.pending::int, 0::bigint)) AS k(key, count, amount)
-        GROUP BY s.tenant_id, s.mode, k.key, s.day
-        ORDER BY s.tenant_id, s.mode, k.key, s.day
-        ON CONFLICT (tenant_id, mode, key, day) DO UPDATE SET count = insight_days.count + excluded.count,
-          amount_kobo = insight_days.amount_kobo + excluded.amount_kobo`
 
     /**
      * Recomputes the receivables of each account (src/domain/InsightRollups.ts `receivablesOf`) and adds the difference
@@ -126,19 +94,10 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
         const list = [...byId.values()].sort((a, b) => (a.accountId < b.accountId ? -1 : 1))
         const ids = list.map((t) => t.accountId)
         // One recompute of an account at a time: its row here is locked first.
-        yield* sql`INSERT INTO insight_accounts (account_id, tenant_id, mode)
-          SELECT * FROM unnest(${ids}::text[], ${list.map((t) => t.tenantId)}::text[], ${list.map((t) => t.mode)}::text[])
-          ON CONFLICT (account_id) DO UPDATE SET updated_at = now()`
-        const accounts = yield* sql<{
-          id: string; customerId: string; expectedAmountKobo: number | null; amountPaidKobo: number; createdAt: Date; expiryDateUtc: Date | null
-        }>`SELECT id, customer_id, expected_amount_kobo, amount_paid_kobo, created_at, expiry_date_utc FROM virtual_accounts
-          WHERE id = ANY(${ids}::text[]) AND status = 'Active'`
-        const periods = yield* sql<{ accountId: string; amountKobo: number; dueAt: Date }>`
-          SELECT s.virtual_account_id AS account_id, p.amount_kobo, p.due_at FROM billing_periods p JOIN billing_schedules s ON s.id = p.schedule_id
-          WHERE s.virtual_account_id = ANY(${ids}::text[]) AND p.amount_kobo > 0 ORDER BY s.virtual_account_id, s.created_at, s.id, p.index`
-        const old = yield* sql<{ accountId: string; seq: number; customerId: string; dueDay: number; amountKobo: number; collectedKobo: number; paidDay: number | null }>`
-          SELECT account_id, seq, customer_id, due_day, amount_kobo, collected_kobo, paid_day FROM insight_receivables
-          WHERE account_id = ANY(${ids}::text[]) ORDER BY account_id, seq`
+        yield* store.lockAccounts(list)
+        const accounts = yield* store.activeAccounts(ids)
+        const periods = yield* store.billedPeriods(ids)
+        const old = yield* store.countedReceivables(ids)
         const periodsOf = new Map<string, Array<{ amountKobo: number; dueAtMs: number }>>()
         for (const p of periods) {
           const l = periodsOf.get(p.accountId) ?? []
@@ -155,7 +114,7 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
 
         const dues = new Map<string, DueDelta>()
         const customers = new Map<string, CustomerDelta>()
-        const upserts: Array<{ accountId: string; seq: number; customerId: string; dueDay: number; amountKobo: number; collectedKobo: number; paidDay: number | null }> = []
+        const upserts: Array<ReceivableRow> = []
         const deletes: Array<{ accountId: string; seq: number }> = []
         const addDue = (t: AccountTouch, dueDay: number, sign: number, r: { amountKobo: number; collectedKobo: number }) => {
           const k = `${t.tenantId}|${t.mode}|${dueDay}`
@@ -204,39 +163,14 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
             deletes.push({ accountId: t.accountId, seq: was.seq })
           }
         }
-        if (deletes.length > 0) {
-          yield* sql`DELETE FROM insight_receivables r USING unnest(${deletes.map((d) => d.accountId)}::text[], ${deletes.map((d) => d.seq)}::int[]) AS u(a, s)
-            WHERE r.account_id = u.a AND r.seq = u.s`
-        }
-        if (upserts.length > 0) {
-          yield* sql`INSERT INTO insight_receivables (account_id, seq, customer_id, due_day, amount_kobo, collected_kobo, paid_day)
-            SELECT * FROM unnest(${upserts.map((u) => u.accountId)}::text[], ${upserts.map((u) => u.seq)}::int[], ${upserts.map((u) => u.customerId)}::text[],
-              ${upserts.map((u) => u.dueDay)}::int[], ${upserts.map((u) => u.amountKobo)}::bigint[], ${upserts.map((u) => u.collectedKobo)}::bigint[],
-              ${upserts.map((u) => u.paidDay)}::int[])
-            ON CONFLICT (account_id, seq) DO UPDATE SET customer_id = excluded.customer_id, due_day = excluded.due_day, amount_kobo = excluded.amount_kobo,
-              collected_kobo = excluded.collected_kobo, paid_day = excluded.paid_day`
-        }
+        if (deletes.length > 0) yield* store.deleteReceivables(deletes)
+        if (upserts.length > 0) yield* store.upsertReceivables(upserts)
         const dueRows = [...dues.values()].filter((d) => d.receivables !== 0 || d.outstanding !== 0 || d.expected !== 0 || d.collected !== 0)
           .sort((a, b) => a.tenantId.localeCompare(b.tenantId) || a.mode.localeCompare(b.mode) || a.dueDay - b.dueDay)
-        if (dueRows.length > 0) {
-          yield* sql`INSERT INTO insight_due_days (tenant_id, mode, due_day, receivables, outstanding_count, expected_kobo, collected_kobo)
-            SELECT * FROM unnest(${dueRows.map((d) => d.tenantId)}::text[], ${dueRows.map((d) => d.mode)}::text[], ${dueRows.map((d) => d.dueDay)}::int[],
-              ${dueRows.map((d) => d.receivables)}::bigint[], ${dueRows.map((d) => d.outstanding)}::bigint[], ${dueRows.map((d) => d.expected)}::bigint[],
-              ${dueRows.map((d) => d.collected)}::bigint[])
-            ON CONFLICT (tenant_id, mode, due_day) DO UPDATE SET receivables = insight_due_days.receivables + excluded.receivables,
-              outstanding_count = insight_due_days.outstanding_count + excluded.outstanding_count,
-              expected_kobo = insight_due_days.expected_kobo + excluded.expected_kobo,
-              collected_kobo = insight_due_days.collected_kobo + excluded.collected_kobo`
-        }
+        if (dueRows.length > 0) yield* store.addDueDays(dueRows)
         const customerRows = [...customers.values()].filter((c) => c.expected !== 0 || c.outstanding !== 0)
           .sort((a, b) => (a.customerId < b.customerId ? -1 : 1))
-        if (customerRows.length > 0) {
-          yield* sql`INSERT INTO insight_customers (customer_id, tenant_id, mode, expected_kobo, outstanding_kobo)
-            SELECT * FROM unnest(${customerRows.map((c) => c.customerId)}::text[], ${customerRows.map((c) => c.tenantId)}::text[],
-              ${customerRows.map((c) => c.mode)}::text[], ${customerRows.map((c) => c.expected)}::bigint[], ${customerRows.map((c) => c.outstanding)}::bigint[])
-            ON CONFLICT (customer_id) DO UPDATE SET expected_kobo = insight_customers.expected_kobo + excluded.expected_kobo,
-              outstanding_kobo = insight_customers.outstanding_kobo + excluded.outstanding_kobo`
-        }
+        if (customerRows.length > 0) yield* store.addCustomers(customerRows)
       })
 
     /** Recomputes each schedule's dues from its billing day (`scheduleDues`) and adds the difference to `sched`. */
@@ -250,17 +184,9 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
         }
         const list = [...byId.values()].sort((a, b) => (a.scheduleId < b.scheduleId ? -1 : 1))
         const ids = list.map((t) => t.scheduleId)
-        const old = yield* sql<{ scheduleId: string; days: Array<number>; amounts: Array<number | string> }>`
-          INSERT INTO insight_schedules (schedule_id, tenant_id, mode, days, amounts)
-          SELECT s, t, m, '{}', '{}' FROM unnest(${ids}::text[], ${list.map((t) => t.tenantId)}::text[], ${list.map((t) => t.mode)}::text[]) AS u(s, t, m)
-          ON CONFLICT (schedule_id) DO UPDATE SET days = insight_schedules.days RETURNING schedule_id, days, amounts`
-        const schedules = yield* sql<{
-          id: string; status: "Active" | "Paused" | "Cancelled"; interval: BillingInterval; anchorDate: string; dueOffsetDays: number;
-          amountKobo: number; nextAmountKobo: number | null; nextK: number
-        }>`SELECT id, status, interval, anchor_date::text AS anchor_date, due_offset_days, amount_kobo, next_amount_kobo, next_k
-          FROM billing_schedules WHERE id = ANY(${ids}::text[])`
-        const opened = yield* sql<{ scheduleId: string; amountKobo: number; dueAt: Date }>`
-          SELECT schedule_id, amount_kobo, due_at FROM billing_periods WHERE schedule_id = ANY(${ids}::text[]) AND NOT cancelled AND amount_kobo > 0`
+        const old = yield* store.lockSchedules(list)
+        const schedules = yield* store.schedulesOf(ids)
+        const opened = yield* store.openedPeriods(ids)
         const scheduleOf = new Map(schedules.map((s) => [s.id, s]))
         const openedOf = new Map<string, Array<{ amountKobo: number; dueAtMs: number }>>()
         for (const p of opened) openedOf.set(p.scheduleId, [...(openedOf.get(p.scheduleId) ?? []), { amountKobo: Number(p.amountKobo), dueAtMs: p.dueAt.getTime() }])
@@ -287,7 +213,7 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
           for (const d of dues) add(t, d.day, d.amountKobo)
           next.push({ id: t.scheduleId, days: dues.map((d) => d.day), amounts: dues.map((d) => d.amountKobo) })
         }
-        for (const n of next) yield* sql`UPDATE insight_schedules SET days = ${n.days}::int[], amounts = ${n.amounts}::bigint[] WHERE schedule_id = ${n.id}`
+        for (const n of next) yield* store.setScheduleDues(n.id, n.days, n.amounts)
         yield* addDays(deltas.values())
       })
 
@@ -298,18 +224,15 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
      */
     const build = (billingDayOf: (tenantId: string, mode: Mode) => Effect.Effect<number>) =>
       Effect.gen(function* () {
-        const [bounds] = yield* sql<{ lo: number | null; hi: number | null }>`SELECT min(id) AS lo, max(id) AS hi FROM transactions`
+        const [bounds] = yield* store.transactionIdBounds()
         if (bounds?.lo !== null && bounds?.lo !== undefined) {
           for (let lo = Number(bounds.lo); lo <= Number(bounds.hi); lo += BUILD_TX_CHUNK) {
-            yield* sql.withTransaction(countNew(sql`t.id >= ${lo} AND t.id < ${lo + BUILD_TX_CHUNK}`))
+            yield* sql.withTransaction(store.countNewRange(lo, lo + BUILD_TX_CHUNK))
           }
         }
         let after = ""
         for (;;) {
-          const chunk = yield* sql<{ id: string; tenantId: string; mode: Mode; lastPaidAt: Date | null }>`
-            SELECT va.id, va.tenant_id, va.mode,
-              (SELECT max(t.paid_at) FROM transactions t WHERE t.virtual_account_id = va.id AND t.kind = 'inflow') AS last_paid_at
-            FROM virtual_accounts va WHERE va.id > ${after} ORDER BY va.id LIMIT ${BUILD_ACCOUNT_CHUNK}`
+          const chunk = yield* store.accountsAfter(after, BUILD_ACCOUNT_CHUNK)
           if (chunk.length === 0) break
           after = chunk[chunk.length - 1]!.id
           yield* sql.withTransaction(touchAccounts(chunk.map((a) => ({
@@ -319,8 +242,7 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
         after = ""
         const days = new Map<string, number>()
         for (;;) {
-          const chunk = yield* sql<{ id: string; tenantId: string; mode: Mode }>`
-            SELECT id, tenant_id, mode FROM billing_schedules WHERE id > ${after} ORDER BY id LIMIT ${BUILD_ACCOUNT_CHUNK}`
+          const chunk = yield* store.schedulesAfter(after, BUILD_ACCOUNT_CHUNK)
           if (chunk.length === 0) break
           after = chunk[chunk.length - 1]!.id
           const touches: Array<ScheduleTouch> = []

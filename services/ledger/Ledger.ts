@@ -1,9 +1,7 @@
-import { SqlClient } from "@effect/sql"
 import { Data, Effect } from "effect"
-import { type Column, insertFromJson } from "../../src/db/InsertFromJson.js"
-import { integerArray, textArray } from "../../src/db/PgArray.js"
-import { AVAILABLE_STRIPES, availableDelta, familyOf, GuardedBalance, isBalanced, type Leg, netLegs } from "../../src/domain/Ledger.js"
+import { availableDelta, familyOf, GuardedBalance, isBalanced, type Leg, netLegs } from "../../src/domain/Ledger.js"
 import type { Scope } from "../../src/domain/Mode.js"
+import { makeLedgerStore } from "./LedgerStore.js"
 
 export type Journal = Scope & { readonly journalId: string; readonly legs: ReadonlyArray<Leg> }
 
@@ -15,11 +13,6 @@ export interface GuardedChange extends Scope {
 
 /** A posting would take a guarded balance (escrow, the available balance, a sub-merchant) below zero. */
 export class Overdrawn extends Data.TaggedError("Overdrawn")<{ readonly message: string }> {}
-
-const LEG_COLUMNS: ReadonlyArray<Column<{ readonly journal: Journal; readonly leg: Leg }>> = [
-  ["tenant_id", "text", (r) => r.journal.tenantId], ["mode", "text", (r) => r.journal.mode], ["journal_id", "text", (r) => r.journal.journalId],
-  ["account", "text", (r) => r.leg.account], ["amount_kobo", "int8", (r) => r.leg.amountKobo]
-]
 
 /** What the journals change on guarded balance rows, summed per row, in lock order (account name within tenant and mode). */
 export const guardedChanges = (journals: ReadonlyArray<Journal>): ReadonlyArray<GuardedChange> => {
@@ -48,7 +41,7 @@ const isCheckViolation = (e: { readonly cause?: unknown }) => (e.cause as { code
  */
 export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const store = yield* makeLedgerStore
 
     /**
      * The INSERT of several balanced journals (legs netted per account), for a caller that runs it in a statement of
@@ -61,11 +54,9 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
           if (!isBalanced(j.legs)) return yield* Effect.dieMessage(`unbalanced journal ${j.journalId}: ${JSON.stringify(j.legs)}`)
         }
         const rows = journals.flatMap((j) => netLegs(j.legs).map((leg) => ({ journal: j, leg })))
-        return rows.length === 0 ? undefined : insertFromJson(sql, "ledger_entries", LEG_COLUMNS, rows)
+        return rows.length === 0 ? undefined : store.insertEntries(rows)
       })
 
-    const STRIPES = Array.from({ length: AVAILABLE_STRIPES }, (_, n) => GuardedBalance.availableStripe(n))
-    const stripeList = textArray(STRIPES)
     const overdrawn = (changes: ReadonlyArray<GuardedChange>) =>
       new Overdrawn({ message: `posting would overdraw ${changes.map((c) => `${c.account} (${c.deltaKobo})`).join(", ")}` })
 
@@ -76,17 +67,9 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
      */
     const raiseAvailable = (c: GuardedChange) =>
       Effect.gen(function* () {
-        const raised = yield* sql<{ account: string }>`
-          UPDATE ledger_balances b SET balance_kobo = b.balance_kobo + ${c.deltaKobo}, updated_at = now()
-          WHERE b.tenant_id = ${c.tenantId} AND b.mode = ${c.mode} AND b.account = (
-            SELECT account FROM ledger_balances
-            WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ANY(${stripeList}::text[])
-            ORDER BY account LIMIT 1 FOR UPDATE SKIP LOCKED)
-          RETURNING b.account`
+        const raised = yield* store.raiseFreeStripe(c)
         if (raised.length > 0) return
-        const waited = yield* sql<{ account: string }>`UPDATE ledger_balances SET balance_kobo = balance_kobo + ${c.deltaKobo}, updated_at = now()
-          WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ${STRIPES[Math.floor(Math.random() * AVAILABLE_STRIPES)]!}
-          RETURNING account`
+        const waited = yield* store.raiseAnyStripe(c)
         if (waited.length === 0) return yield* Effect.dieMessage(`tenant ${c.tenantId} (${c.mode}) has no available-balance stripes`)
       })
 
@@ -98,18 +81,9 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
      */
     const lowerAvailable = (c: GuardedChange) =>
       Effect.gen(function* () {
-        const one = yield* sql<{ account: string }>`
-          UPDATE ledger_balances b SET balance_kobo = b.balance_kobo + ${c.deltaKobo}, updated_at = now()
-          WHERE b.tenant_id = ${c.tenantId} AND b.mode = ${c.mode} AND b.account = (
-            SELECT account FROM ledger_balances
-            WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ANY(${stripeList}::text[]) AND balance_kobo >= ${-c.deltaKobo}
-            ORDER BY balance_kobo DESC LIMIT 1 FOR UPDATE SKIP LOCKED)
-          RETURNING b.account`
+        const one = yield* store.lowerOneStripe(c)
         if (one.length > 0) return
-        const stripes = yield* sql<{ account: string; balanceKobo: number }>`
-          SELECT account, balance_kobo FROM ledger_balances
-          WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ANY(${stripeList}::text[])
-          ORDER BY account FOR UPDATE`
+        const stripes = yield* store.lockStripes(c)
         let left = -c.deltaKobo
         const takes: Array<readonly [string, number]> = []
         for (const s of stripes) {
@@ -119,38 +93,21 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
           left -= take
         }
         if (left > 0) return yield* Effect.fail(overdrawn([c]))
-        yield* sql`UPDATE ledger_balances b SET balance_kobo = b.balance_kobo - u.take, updated_at = now()
-          FROM unnest(${textArray(takes.map(([a]) => a))}::text[], ${integerArray(takes.map(([, t]) => t))}::bigint[]) AS u(account, take)
-          WHERE b.tenant_id = ${c.tenantId} AND b.mode = ${c.mode} AND b.account = u.account`
+        yield* store.takeFromStripes(c, takes)
       })
 
     /** Guarded rows kept one per account (escrow, sub-merchants). */
     const applyRows = (changes: ReadonlyArray<GuardedChange>) =>
       Effect.gen(function* () {
         if (changes.length === 0) return
-        const update = (cs: ReadonlyArray<GuardedChange>) =>
-          sql<{ tenantId: string; mode: string; account: string }>`
-            UPDATE ledger_balances b SET balance_kobo = b.balance_kobo + c.delta, updated_at = now()
-            FROM unnest(${textArray(cs.map((c) => c.tenantId))}::text[], ${textArray(cs.map((c) => c.mode))}::text[],
-              ${textArray(cs.map((c) => c.account))}::text[], ${integerArray(cs.map((c) => c.deltaKobo))}::bigint[]) AS c(tenant_id, mode, account, delta)
-            WHERE b.tenant_id = c.tenant_id AND b.mode = c.mode AND b.account = c.account
-            RETURNING b.tenant_id, b.mode, b.account`
         const key = (c: { tenantId: string; mode: string; account: string }) => `${c.tenantId}|${c.mode}|${c.account}`
         // Several rows: lock them in order first, so two steps that touch the same rows never deadlock.
-        if (changes.length > 1) {
-          yield* sql`SELECT 1 FROM ledger_balances b JOIN unnest(${textArray(changes.map((c) => c.tenantId))}::text[], ${textArray(changes.map((c) => c.mode))}::text[],
-              ${textArray(changes.map((c) => c.account))}::text[]) AS c(tenant_id, mode, account)
-            ON b.tenant_id = c.tenant_id AND b.mode = c.mode AND b.account = c.account
-            ORDER BY b.tenant_id, b.mode, b.account FOR UPDATE OF b`
-        }
-        const done = new Set((yield* update(changes)).map(key))
+        if (changes.length > 1) yield* store.lockRows(changes)
+        const done = new Set((yield* store.updateRows(changes)).map(key))
         const missing = changes.filter((c) => !done.has(key(c)))
         if (missing.length === 0) return
-        yield* sql`INSERT INTO ledger_balances (tenant_id, mode, account, balance_kobo)
-          SELECT * FROM unnest(${textArray(missing.map((c) => c.tenantId))}::text[], ${textArray(missing.map((c) => c.mode))}::text[],
-            ${textArray(missing.map((c) => c.account))}::text[], ${integerArray(missing.map(() => 0))}::bigint[])
-          ON CONFLICT (tenant_id, mode, account) DO NOTHING`
-        yield* update(missing)
+        yield* store.insertRows(missing)
+        yield* store.updateRows(missing)
       })
 
     /**
@@ -171,15 +128,6 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
             e instanceof Overdrawn ? Effect.fail(e) : isCheckViolation(e) ? Effect.fail(overdrawn(changes)) : Effect.die(e))
         )
 
-    /** The tenant's available balance: the sum of its stripes, locked when `lock` (a step about to lower it). */
-    const available = (scope: Scope, lock = false) =>
-      sql<{ account: string; balanceKobo: number }>`SELECT account, balance_kobo FROM ledger_balances
-        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND account = ANY(${stripeList}::text[])
-        ORDER BY account ${lock ? sql`FOR UPDATE` : sql``}`.pipe(
-        Effect.map((rows) => rows.reduce((sum, r) => sum + r.balanceKobo, 0)),
-        Effect.orDie
-      )
-
     /**
      * One balanced journal and its guarded balances, inside the caller's transaction. Posting the same journal id again
      * is a no-op (answers false); a journal whose legs only partly exist is a bug and dies.
@@ -189,11 +137,7 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
       const netted = netLegs(legs)
       if (netted.length === 0) return false
       const journal: Journal = { tenantId: scope.tenantId, mode: scope.mode, journalId, legs: netted }
-      const inserted = yield* sql<{ n: number }>`
-        WITH i AS (${insertFromJson(sql, "ledger_entries", LEG_COLUMNS, netted.map((leg) => ({ journal, leg })))}
-          ON CONFLICT (tenant_id, mode, journal_id, account) DO NOTHING RETURNING 1)
-        SELECT count(*)::int AS n FROM i`.pipe(Effect.orDie)
-      const n = inserted[0]!.n
+      const n = yield* store.postEntries(journal)
       if (n === 0) return false
       if (n !== netted.length) return yield* Effect.dieMessage(`journal ${journalId} was partly posted before (${n} of ${netted.length} legs new)`)
       yield* applyGuarded(guardedChanges([journal]))
@@ -213,10 +157,7 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
         if (legs.length > 0) netted.push({ tenantId: scope.tenantId, mode: scope.mode, journalId: j.journalId, legs })
       }
       if (netted.length === 0) return [] as ReadonlyArray<string>
-      const inserted = yield* sql<{ journalId: string; n: number }>`
-        WITH i AS (${insertFromJson(sql, "ledger_entries", LEG_COLUMNS, netted.flatMap((journal) => journal.legs.map((leg) => ({ journal, leg }))))}
-          ON CONFLICT (tenant_id, mode, journal_id, account) DO NOTHING RETURNING journal_id)
-        SELECT journal_id, count(*)::int AS n FROM i GROUP BY journal_id`.pipe(Effect.orDie)
+      const inserted = yield* store.postEntriesMany(netted)
       const counts = new Map(inserted.map((r) => [r.journalId, r.n]))
       const posted = netted.filter((j) => counts.has(j.journalId))
       for (const j of posted) {
@@ -230,10 +171,7 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
 
     /** An account's natural-sign balance from its entries (debit for assets, credit for liabilities). */
     const balance = Effect.fn("Ledger.balance")(function* (scope: Scope, account: string) {
-      const rows = yield* sql<{ balance: number }>`
-        SELECT COALESCE(sum(amount_kobo), 0)::bigint AS balance FROM ledger_entries
-        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND account = ${account}`.pipe(Effect.orDie)
-      const sum = rows[0]!.balance
+      const sum = yield* store.entriesSum(scope, account)
       return familyOf(account)?.kind === "liability" && sum !== 0 ? -sum : sum
     })
 
@@ -242,23 +180,16 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
      * a step that will recover from it, `FOR SHARE` by one that must see it stay at zero until it commits (settlement).
      * Lock order: after the account rows, before the available balance's stripes.
      */
-    const receivable = (scope: Scope, lock?: "update" | "share") =>
-      sql<{ balanceKobo: number }>`SELECT balance_kobo FROM ledger_balances
-        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND account = ${GuardedBalance.receivable}
-        ${lock === "update" ? sql`FOR UPDATE` : lock === "share" ? sql`FOR SHARE` : sql``}`.pipe(
-        Effect.map((rows) => rows[0]?.balanceKobo ?? 0),
-        Effect.orDie
-      )
+    const receivable = store.receivable
 
     /**
      * Keeps the tenant's flag (`tenants.receivable_modes`, read by the deposit path with its account lock) in step with a
      * receivable the caller moved across zero, in the caller's transaction (which holds the receivable row's lock).
      */
-    const flagReceivable = (scope: Scope, owing: boolean) =>
-      sql`UPDATE tenants SET receivable_modes = ${owing
-        ? sql`array_append(array_remove(receivable_modes, ${scope.mode}::text), ${scope.mode}::text)`
-        : sql`array_remove(receivable_modes, ${scope.mode}::text)`}
-        WHERE id = ${scope.tenantId}`.pipe(Effect.asVoid, Effect.orDie)
+    const flagReceivable = store.flagReceivable
+
+    /** The tenant's available balance: the sum of its stripes, locked when `lock` (a step about to lower it). */
+    const available = store.available
 
     return { post, postAll, insertMany, applyGuarded, available, balance, receivable, flagReceivable } as const
   })

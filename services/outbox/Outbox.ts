@@ -1,27 +1,21 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
+import type { EventEnvelope, OutboxEvent } from "../../src/contract/Events.js"
 import type { Mode } from "../../src/domain/Mode.js"
 import { type Column, insertFromJson } from "../../src/db/InsertFromJson.js"
 import { newId } from "../../src/domain/Ids.js"
 import { ConsumerRegistry, INTEREST_JOIN, interestValues } from "./Registry.js"
 
-/** The envelope every event follows, on webhooks and on the RECONCILED stream alike. */
-export interface EventEnvelope<T = unknown> {
-  readonly id: string
-  readonly type: string
-  readonly createdAt: string
-  readonly mode: Mode
-  readonly data: T
-}
-
-export interface StagedEvent {
+/**
+ * An event to stage: one of the catalogue's (src/contract/Events.ts), its `type` and the `data` its schema describes.
+ * Checked by the compiler only: staging neither encodes nor validates (the deposit hot path stages through here).
+ */
+export type StagedEvent = {
   readonly tenantId: string
   readonly mode: Mode
-  readonly type: string
   /** Names the stream subject's last token: the accountRef (or NUBAN when unmatched). */
   readonly subjectKey: string
-  readonly data: unknown
-}
+} & OutboxEvent
 
 type Prepared = { readonly tenantId: string; readonly subjectKey: string; readonly envelope: EventEnvelope }
 

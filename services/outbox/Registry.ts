@@ -1,4 +1,5 @@
 import { Context } from "effect"
+import { type DataOf, type EventType, INTERNAL_PREFIX } from "../../src/contract/Events.js"
 
 /** What a downstream consumer of committed outbox events wants: its name and the event types it handles. */
 export interface Subscription {
@@ -8,17 +9,16 @@ export interface Subscription {
    * The event types (`deposit.reconciled`, ...) it wants, or every public type ("all": every type but the internal
    * ones, `internal.*`, which one consumer stages for another and which never leave the service).
    */
-  readonly eventTypes: "all" | ReadonlyArray<string>
+  readonly eventTypes: "all" | ReadonlyArray<EventType>
 }
 
-/** Event types consumers stage for other consumers: never relayed to the RECONCILED stream, never sent to webhooks. */
-export const INTERNAL_PREFIX = "internal."
-export const isInternalEvent = (eventType: string) => eventType.startsWith(INTERNAL_PREFIX)
+/** Event types consumers stage for other consumers (src/contract/Events.ts): never relayed, never sent to webhooks. */
+export { INTERNAL_PREFIX, isInternalEvent } from "../../src/contract/Events.js"
 
 /** The rules and flows planner: which of a tenant's rules and flows each deposit fires (services/automation). */
 export const AUTOMATION: Subscription = { name: "automation", eventTypes: ["deposit.reconciled"] }
 /** The rules and flows actor: each fired rule or flow on its own, so one that keeps failing holds back no other. */
-export const AUTOMATION_FIRED = "internal.automation.fired"
+export const AUTOMATION_FIRED = "internal.automation.fired" as const
 export const AUTOMATION_ACTIONS: Subscription = { name: "automation-actions", eventTypes: [AUTOMATION_FIRED] }
 
 /** The outbox relay: every event goes to the RECONCILED stream. */
@@ -27,10 +27,10 @@ export const RELAY: Subscription = { name: "relay", eventTypes: "all" }
 export const WEBHOOKS: Subscription = { name: "webhooks", eventTypes: "all" }
 
 /** Internal events that tell the insights consumer an account's or a billing schedule's figures changed. */
-export const INSIGHTS_ACCOUNT = "internal.insights.account"
-export const INSIGHTS_SCHEDULE = "internal.insights.schedule"
-export interface InsightsAccountData { readonly accountId: string }
-export interface InsightsScheduleData { readonly scheduleId: string; readonly accountId: string }
+export const INSIGHTS_ACCOUNT = "internal.insights.account" as const
+export const INSIGHTS_SCHEDULE = "internal.insights.schedule" as const
+export type InsightsAccountData = DataOf<typeof INSIGHTS_ACCOUNT>
+export type InsightsScheduleData = DataOf<typeof INSIGHTS_SCHEDULE>
 /** The insight roll-ups (services/insights/InsightsConsumer.ts): every event that changes a figure. */
 export const INSIGHTS: Subscription = {
   name: "insights",
@@ -43,8 +43,6 @@ export const INSIGHTS: Subscription = {
  */
 export const BILLING: Subscription = { name: "billing", eventTypes: ["deposit.reconciled", "transaction.reviewed"] }
 
-/** The consumers the service runs. A new consumer is added here (and run with `makeConsumerRunner`). */
-export const BUILT_IN: ReadonlyArray<Subscription> = [RELAY, WEBHOOKS, AUTOMATION, AUTOMATION_ACTIONS, INSIGHTS, BILLING]
 
 const NAME = /^[a-z][a-z0-9_-]{0,62}$/
 const EVENT_TYPE = /^[a-z][a-z0-9_.]{0,99}$/
@@ -65,12 +63,19 @@ export const checkRegistry = (subscriptions: ReadonlyArray<Subscription>): Reado
 }
 
 /**
- * The registry the outbox writes pending rows from: the built-in consumers unless a layer provides another list
+ * The registry's value until a layer gives one: the service graph (src/Services.ts) then puts the capabilities' list
+ * (services/Capabilities.ts `BUILT_IN`) in its place, so this module need not import every capability.
+ */
+export const UNSET_CONSUMERS: ReadonlyArray<Subscription> = Object.freeze([])
+
+/**
+ * The registry the outbox writes pending rows from: the capabilities' consumers unless a layer provides another list
  * (tests add consumers of their own with `Layer.succeed(ConsumerRegistry, [...BUILT_IN, mine])`).
  */
 export class ConsumerRegistry extends Context.Reference<ConsumerRegistry>()("services/outbox/ConsumerRegistry", {
-  defaultValue: (): ReadonlyArray<Subscription> => BUILT_IN
+  defaultValue: (): ReadonlyArray<Subscription> => UNSET_CONSUMERS
 }) {}
+
 
 /**
  * The `(VALUES ...) AS c(consumer, event_type)` list the outbox joins each new event with: one row per consumer and

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Cause, Clock, Duration, Effect, Exit, Layer, Option, Schedule } from "effect"
+import { Cause, Clock, Data, Duration, Effect, Either, Exit, Layer, Option, Schedule } from "effect"
+import { DATA_DECODERS, type DataOf, type EventType, isEventType } from "../../src/contract/Events.js"
 import type { Mode } from "../../src/domain/Mode.js"
 import { delayBeforeRetry } from "../../src/domain/RetrySchedule.js"
 import type { Subscription } from "./Registry.js"
@@ -26,6 +27,12 @@ import type { Subscription } from "./Registry.js"
  * side with SKIP LOCKED and marked rows whose key had an earlier row held elsewhere; that check cost the deposit path
  * a tenth of its throughput in the benchmark: docs/performance.md.)
  *
+ * Typed data. A consumer that reads its events' data names the types it reads (`decode`): the runner reads their
+ * envelopes in the claim and decodes each event's `data` with its type's schema (src/contract/Events.ts, one compiled
+ * decoder per type), so the handler gets `DecodedEvent`s, typed per event type. An event that does not decode (or a
+ * handler's `MalformedEvent`) will never succeed: it is dead-lettered at once, with the decode error's message, and
+ * the rest go on. The relay and the webhook stager read no data (they forward the JSON as committed).
+ *
  * Bounds: `batchSize` rows per transaction, `inFlight` transactions at once per runner (each holds one connection),
  * `pollMs` between passes that found less than a full batch; a full batch goes again at once.
  */
@@ -44,9 +51,29 @@ export interface ConsumedEvent {
   readonly envelopeJson: string
 }
 
-export interface Consumer<R = never> extends Subscription {
+/** A consumed event whose `data` the runner decoded with its type's schema: one member per type of T, by `eventType`. */
+export type DecodedEvent<T extends EventType = EventType> = T extends EventType
+  ? Omit<ConsumedEvent, "eventType"> & { readonly eventType: T; readonly data: DataOf<T> }
+  : never
+
+/**
+ * An event that will never be handled as it is (its data does not match its type's schema): the runner dead-letters it
+ * at once, without retries. The runner's own decoding makes these; a handler that reads data itself may fail with one.
+ */
+export class MalformedEvent extends Data.TaggedError("MalformedEvent")<{ readonly eventType: string; readonly reason: string }> {
+  override get message() {
+    return `${this.eventType} event does not decode: ${this.reason}`
+  }
+}
+
+/** A consumer of a consumer runner: it reads the events' columns (and envelope text), or their decoded data. */
+export type Consumer<R = never, T extends EventType = EventType> = RawConsumer<R> | DecodingConsumer<R, T>
+
+/** A consumer that reads only the events' columns and, with `withEnvelope`, the envelope's JSON text. */
+export interface RawConsumer<R = never> extends Subscription {
   /** Read each event's envelope text in the claim (the relay does; the webhook stager reads only what it needs). */
   readonly withEnvelope?: boolean
+  readonly decode?: undefined
   /**
    * Handles events (outbox id order) inside the runner's transaction. Failing rolls back what it wrote, and the
    * events are tried one by one. It may return how many of the events, from the first, it did: the rest stay
@@ -54,6 +81,16 @@ export interface Consumer<R = never> extends Subscription {
    * relay: only an unbroken run of published events is done).
    */
   readonly handle: (events: ReadonlyArray<ConsumedEvent>) => Effect.Effect<number | void, unknown, R>
+}
+
+/** A consumer that reads its events' data, decoded by the runner (see above). */
+export interface DecodingConsumer<R = never, T extends EventType = EventType> extends Subscription {
+  /** Also keep each event's envelope text in `envelopeJson`. */
+  readonly withEnvelope?: boolean
+  /** The types whose data it reads: every type it subscribes to (checked when its runner is made). */
+  readonly decode: ReadonlyArray<T>
+  /** As RawConsumer's `handle`, with each event's data decoded; malformed events never reach it. */
+  readonly handle: (events: ReadonlyArray<DecodedEvent<T>>) => Effect.Effect<number | void, unknown, R>
 }
 
 export interface RunnerOptions {
@@ -86,17 +123,52 @@ const keyOf = (e: ConsumedEvent) => `${e.tenantId}\u0000${e.mode}\u0000${e.subje
 
 const errorText = (cause: Cause.Cause<unknown>): string => {
   const e = Cause.squash(cause)
-  const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e)
+  const text = e instanceof MalformedEvent ? e.message : e instanceof Error ? `${e.name}: ${e.message}` : String(e)
   return text.slice(0, 2000)
 }
 
+/**
+ * A decoding consumer's decoding (undefined for a raw consumer): each claimed event's data through its type's decoder
+ * (compiled once, in src/contract/Events.ts), into a DecodedEvent or a MalformedEvent. Throws if the consumer
+ * subscribes to a type it does not decode.
+ */
+const decodingOf = <R, T extends EventType>(consumer: Consumer<R, T>) => {
+  if (consumer.decode === undefined) return undefined
+  const decoders = new Map<string, (data: unknown) => Either.Either<unknown, { readonly message: string }>>(
+    consumer.decode.map((t) => [t, DATA_DECODERS[t]])
+  )
+  const missing = consumer.eventTypes === "all" ? ["all"] : consumer.eventTypes.filter((t) => !decoders.has(t))
+  if (missing.length > 0) throw new Error(`consumer ${consumer.name} subscribes to ${missing.join(", ")} but decodes only ${consumer.decode.join(", ")}`)
+  const decodeOne = (e: ConsumedEvent): Either.Either<DecodedEvent<T>, MalformedEvent> => {
+    const decoder = decoders.get(e.eventType)
+    if (decoder === undefined) {
+      const reason = isEventType(e.eventType) ? `consumer ${consumer.name} does not read this type` : "not a type of the event catalogue"
+      return Either.left(new MalformedEvent({ eventType: e.eventType, reason }))
+    }
+    let data: unknown
+    try {
+      data = (JSON.parse(e.envelopeJson) as { readonly data?: unknown }).data
+    } catch (error) {
+      return Either.left(new MalformedEvent({ eventType: e.eventType, reason: `its envelope is not JSON: ${String(error)}` }))
+    }
+    return Either.match(decoder(data), {
+      onLeft: (error) => Either.left(new MalformedEvent({ eventType: e.eventType, reason: error.message })),
+      onRight: (decoded) => Either.right({ ...e, envelopeJson: consumer.withEnvelope ? e.envelopeJson : "", data: decoded } as DecodedEvent<T>)
+    })
+  }
+  return { decodeOne, handle: consumer.handle }
+}
+
 /** The runner's passes for one consumer, and its loops. */
-export const makeConsumerRunner = <R>(consumer: Consumer<R>, overrides: Partial<RunnerOptions> = {}) =>
+export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer: Consumer<R, T>, overrides: Partial<RunnerOptions> = {}) =>
   Effect.gen(function* () {
     const options: RunnerOptions = { ...DEFAULT_RUNNER_OPTIONS, ...overrides }
     const sql = yield* SqlClient.SqlClient
     const name = consumer.name
-    const envelope = consumer.withEnvelope ? sql`, o.envelope::text AS envelope_json` : sql`, '' AS envelope_json`
+    const decoding = yield* Effect.sync(() => decodingOf(consumer))
+    const handle = (events: ReadonlyArray<ConsumedEvent>): Effect.Effect<number | void, unknown, R> =>
+      decoding === undefined ? (consumer as RawConsumer<R>).handle(events) : decoding.handle(events as ReadonlyArray<DecodedEvent<T>>)
+    const envelope = consumer.withEnvelope || decoding ? sql`, o.envelope::text AS envelope_json` : sql`, '' AS envelope_json`
 
     // One pass per consumer at a time, across processes: the lock is the transaction's and goes with its commit.
     const turn = sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`consumer:${name}`}, 0)) AS ok`.pipe(
@@ -126,25 +198,29 @@ export const makeConsumerRunner = <R>(consumer: Consumer<R>, overrides: Partial<
     const handleAndRemove = (events: ReadonlyArray<ConsumedEvent>) =>
       sql.withTransaction(
         Effect.gen(function* () {
-          const n = yield* consumer.handle(events)
+          const n = yield* handle(events)
           const done = typeof n === "number" ? events.slice(0, Math.max(0, Math.min(n, events.length))) : events
           yield* remove(done.map((e) => e.outboxId))
           return done.length
         })
       )
 
+    /** A failed event: retried later, or dead-lettered (out of attempts, or malformed: it will never succeed). */
     const recordFailure = (e: ConsumedEvent, cause: Cause.Cause<unknown>, nowMs: number) =>
       Effect.gen(function* () {
         const attempts = e.attempts + 1
         const error = errorText(cause)
-        const delay = attempts >= options.maxAttempts ? Option.none() : yield* delayBeforeRetry(options.retry, e.attempts, nowMs)
+        const malformed = Cause.squash(cause) instanceof MalformedEvent
+        const delay = malformed || attempts >= options.maxAttempts ? Option.none() : yield* delayBeforeRetry(options.retry, e.attempts, nowMs)
         if (Option.isNone(delay)) {
           yield* sql`
             WITH d AS (DELETE FROM outbox_pending WHERE consumer = ${name} AND outbox_id = ${e.outboxId} RETURNING consumer, outbox_id)
             INSERT INTO consumer_dead_letters (consumer, outbox_id, attempts, last_error)
             SELECT consumer, outbox_id, ${attempts}, ${error} FROM d
             ON CONFLICT (consumer, outbox_id) DO UPDATE SET attempts = EXCLUDED.attempts, last_error = EXCLUDED.last_error, dead_lettered_at = now()`
-          return yield* Effect.logWarning(`consumer ${name}: event dead-lettered after ${attempts} attempts: ${error}`)
+          return yield* Effect.logWarning(
+            malformed ? `consumer ${name}: malformed event dead-lettered at once: ${error}` : `consumer ${name}: event dead-lettered after ${attempts} attempts: ${error}`
+          )
         }
         const nextAttemptAt = new Date(nowMs + Duration.toMillis(delay.value))
         yield* sql`
@@ -183,11 +259,28 @@ export const makeConsumerRunner = <R>(consumer: Consumer<R>, overrides: Partial<
         const nowMs = yield* Clock.currentTimeMillis
         const claimed = yield* claim(new Date(nowMs))
         if (claimed.length === 0) return { claimed: claimed.length, handled: 0, failed: 0 }
-        const batch = yield* Effect.exit(handleAndRemove(claimed))
-        if (Exit.isSuccess(batch)) return { claimed: claimed.length, handled: batch.value, failed: 0 }
+        // A decoding consumer's malformed events are dead-lettered here, at once; the rest go to the handler.
+        let ready: ReadonlyArray<ConsumedEvent> = claimed
+        let malformed = 0
+        if (decoding !== undefined) {
+          const decoded: Array<ConsumedEvent> = []
+          for (const e of claimed) {
+            const d = decoding.decodeOne(e)
+            if (Either.isRight(d)) decoded.push(d.right)
+            else {
+              malformed++
+              yield* recordFailure(e, Cause.fail(d.left), nowMs)
+            }
+          }
+          ready = decoded
+          if (ready.length === 0) return { claimed: claimed.length, handled: 0, failed: malformed }
+        }
+        const batch = yield* Effect.exit(handleAndRemove(ready))
+        if (Exit.isSuccess(batch)) return { claimed: claimed.length, handled: batch.value, failed: malformed }
         if (Cause.isInterruptedOnly(batch.cause)) return yield* Effect.failCause(batch.cause)
-        if (claimed.length > 1) yield* Effect.logDebug(`consumer ${name}: a batch of ${claimed.length} failed; trying one by one`)
-        return { claimed: claimed.length, ...(yield* oneByOne(claimed, nowMs)) }
+        if (ready.length > 1) yield* Effect.logDebug(`consumer ${name}: a batch of ${ready.length} failed; trying one by one`)
+        const each = yield* oneByOne(ready, nowMs)
+        return { claimed: claimed.length, handled: each.handled, failed: each.failed + malformed }
       })
     ).pipe(
       Effect.tap((r) => (r.handled > 0 && options.onCommitted ? options.onCommitted(r.handled) : Effect.void)),
@@ -213,5 +306,5 @@ export const makeConsumerRunner = <R>(consumer: Consumer<R>, overrides: Partial<
   })
 
 /** Runs the consumer's loops for as long as the layer lives. */
-export const ConsumerRunnerLive = <R>(consumer: Consumer<R>, options: Partial<RunnerOptions> = {}) =>
+export const ConsumerRunnerLive = <R, T extends EventType = EventType>(consumer: Consumer<R, T>, options: Partial<RunnerOptions> = {}) =>
   Layer.scopedDiscard(Effect.flatMap(makeConsumerRunner(consumer, options), (r) => r.start))

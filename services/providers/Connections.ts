@@ -1,8 +1,8 @@
-import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Redacted, Schema } from "effect"
 import type { Mode, Scope } from "../../src/domain/Mode.js"
 import { keyHint, type RealProvider } from "../../src/domain/ProviderRefs.js"
 import { SecretBox } from "../access/Keys.js"
+import { type ConnectionRow, makeConnectionStore } from "./ConnectionStore.js"
 
 /** Each provider's secrets, as sealed, and its settings (not secret), as stored. */
 const Sealed = Schema.Union(
@@ -39,16 +39,6 @@ export type NewConnection =
   | { readonly provider: "paystack"; readonly secretKey: string; readonly preferredBank: string }
   | { readonly provider: "monnify"; readonly apiKey: string; readonly secretKey: string; readonly contractCode: string; readonly walletAccountNumber: string; readonly preferredBanks: ReadonlyArray<string> }
 
-interface Row {
-  readonly tenantId: string
-  readonly mode: Mode
-  readonly provider: RealProvider
-  readonly credentialsSealed: string
-  readonly keyHint: string
-  readonly settings: unknown
-  readonly connectedAt: Date
-}
-
 /** How long a connection read stays in memory: a key rolled in one process reaches the others within this. */
 const KEPT_MS = 5_000
 
@@ -58,12 +48,12 @@ const KEPT_MS = 5_000
  */
 export class Connections extends Effect.Service<Connections>()("services/providers/Connections", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const store = yield* makeConnectionStore
     const box = yield* SecretBox
     const kept = new Map<string, { readonly until: number; readonly connection: Connection | undefined }>()
     const keyOf = (scope: Scope) => `${scope.tenantId}|${scope.mode}`
 
-    const open = (r: Row): Connection => {
+    const open = (r: ConnectionRow): Connection => {
       const sealed = Schema.decodeUnknownSync(Sealed)(JSON.parse(box.open(r.credentialsSealed)))
       const base = { tenantId: r.tenantId, mode: r.mode, keyHint: r.keyHint, connectedAt: r.connectedAt, secretKey: Redacted.make(sealed.secretKey) }
       if (sealed.provider === "paystack") {
@@ -73,14 +63,12 @@ export class Connections extends Effect.Service<Connections>()("services/provide
       return { ...base, provider: "monnify", apiKey: Redacted.make(sealed.apiKey), ...settings }
     }
 
-    const select = sql`SELECT tenant_id, mode, provider, credentials_sealed, key_hint, settings, connected_at FROM provider_connections`
-
     /** The scope's connection, or undefined (the sandbox serves it, or nothing does). */
     const find = Effect.fn("Connections.find")(function* (scope: Scope) {
       const now = yield* Clock.currentTimeMillis
       const hit = kept.get(keyOf(scope))
       if (hit && hit.until > now) return hit.connection
-      const rows = yield* sql<Row>`${select} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}`
+      const rows = yield* store.find(scope)
       const connection = rows[0] ? open(rows[0]) : undefined
       if (kept.size > 10_000) kept.clear()
       kept.set(keyOf(scope), { until: now + KEPT_MS, connection })
@@ -89,7 +77,7 @@ export class Connections extends Effect.Service<Connections>()("services/provide
 
     /** Every connection to the provider in the mode: the receiver's last resort for a webhook it cannot route. */
     const allOf = Effect.fn("Connections.allOf")(function* (provider: RealProvider, mode: Mode) {
-      const rows = yield* sql<Row>`${select} WHERE provider = ${provider} AND mode = ${mode}`
+      const rows = yield* store.allOf(provider, mode)
       return rows.map(open)
     }, Effect.orDie)
 
@@ -99,31 +87,27 @@ export class Connections extends Effect.Service<Connections>()("services/provide
         ? [{ provider: c.provider, secretKey: c.secretKey }, { preferredBank: c.preferredBank }, c.secretKey] as const
         : [{ provider: c.provider, apiKey: c.apiKey, secretKey: c.secretKey },
           { contractCode: c.contractCode, walletAccountNumber: c.walletAccountNumber, preferredBanks: c.preferredBanks }, c.apiKey] as const
-      yield* sql`INSERT INTO provider_connections ${sql.insert({
+      yield* store.upsert({
         tenantId: scope.tenantId, mode: scope.mode, provider: c.provider, credentialsSealed: box.seal(JSON.stringify(secrets)),
         keyHint: keyHint(key), settings: JSON.stringify(settings), connectedBy: actor
-      })} ON CONFLICT (tenant_id, mode) DO UPDATE SET provider = EXCLUDED.provider, credentials_sealed = EXCLUDED.credentials_sealed,
-        key_hint = EXCLUDED.key_hint, settings = EXCLUDED.settings, connected_at = now(), connected_by = EXCLUDED.connected_by`
+      })
       kept.delete(keyOf(scope))
     }, Effect.orDie)
 
     /** Back to the sandbox (or to nothing, in live mode). */
     const remove = Effect.fn("Connections.remove")(function* (scope: Scope) {
-      yield* sql`DELETE FROM provider_connections WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}`
+      yield* store.remove(scope)
       kept.delete(keyOf(scope))
     }, Effect.orDie)
 
     /** Every connection, for the sync job (without their secrets opened until used). */
     const scopes = Effect.fn("Connections.scopes")(function* () {
-      return yield* sql<{ tenantId: string; mode: Mode; provider: RealProvider }>`SELECT tenant_id, mode, provider FROM provider_connections ORDER BY tenant_id, mode`
+      return yield* store.scopes()
     }, Effect.orDie)
 
     /** What keeps the scope on its current provider: virtual accounts there, transfers still open there. */
     const inUse = Effect.fn("Connections.inUse")(function* (scope: Scope, provider: string) {
-      const [row] = yield* sql<{ accounts: number; transfers: number }>`SELECT
-          (SELECT count(*)::int FROM virtual_accounts WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND provider <> ${provider}) AS accounts,
-          (SELECT count(*)::int FROM transfers WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND provider <> ${provider}
-             AND status IN ('Pending', 'Processing')) AS transfers`
+      const [row] = yield* store.inUse(scope, provider)
       return row!
     }, Effect.orDie)
 

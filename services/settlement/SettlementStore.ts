@@ -52,8 +52,9 @@ const toSettlement = (s: SettlementRow, legs: ReadonlyArray<LegRow>): Settlement
 })
 
 /**
- * The SQL of settlements and their legs, and the one step every leg outcome takes (`legChanged`): the settlement's
- * status follows its legs, with `settlement.paid` / `settlement.failed` staged once when it gets there.
+ * The SQL of settlements and their legs (and of a run: its lease, its candidates, its claims and retries), and the one
+ * step every leg outcome takes (`legChanged`): the settlement's status follows its legs, with `settlement.paid` /
+ * `settlement.failed` staged once when it gets there.
  */
 export class SettlementStore extends Effect.Service<SettlementStore>()("services/settlement/SettlementStore", {
   effect: Effect.gen(function* () {
@@ -97,7 +98,7 @@ export class SettlementStore extends Effect.Service<SettlementStore>()("services
     const idOf = (scope: Scope, id: string) =>
       sql<{ id: string }>`SELECT id FROM settlements WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND id = ${id}`
 
-    const stageEvent = (scope: Scope, type: string, settlement: Settlement) =>
+    const stageEvent = (scope: Scope, type: `settlement.${"paid" | "failed" | "skipped"}`, settlement: Settlement) =>
       outbox.stage([{ tenantId: scope.tenantId, mode: scope.mode, type, subjectKey: settlement.accountRef, data: { settlement } }])
 
     /**
@@ -122,6 +123,111 @@ export class SettlementStore extends Effect.Service<SettlementStore>()("services
         }
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
-    return { get, list, idOf, legChanged, stageEvent } as const
+    // The run's statements (services/settlement/Settlements.ts, SettlementClaims.ts).
+
+    /** Takes the tenant's run lease; false when another run holds it. */
+    const takeLease = (scope: Scope, leaseMs: number) =>
+      sql<{ n: number }>`
+        WITH up AS (
+          INSERT INTO settlement_settings (tenant_id, mode, run_lease_until) VALUES (${scope.tenantId}, ${scope.mode}, now() + make_interval(secs => ${leaseMs / 1000}))
+          ON CONFLICT (tenant_id, mode) DO UPDATE SET run_lease_until = EXCLUDED.run_lease_until
+            WHERE settlement_settings.run_lease_until IS NULL OR settlement_settings.run_lease_until < now()
+          RETURNING 1)
+        SELECT count(*)::int AS n FROM up`.pipe(Effect.map((r) => r[0]!.n > 0), Effect.orDie)
+
+    const renewLease = (scope: Scope, leaseMs: number) =>
+      sql`UPDATE settlement_settings SET run_lease_until = now() + make_interval(secs => ${leaseMs / 1000})
+        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}`.pipe(Effect.asVoid, Effect.orDie)
+
+    const releaseLease = (scope: Scope) =>
+      sql`UPDATE settlement_settings SET run_lease_until = NULL, last_run_at = now() WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      )
+
+    /** The tenants and modes with autoSettle, a settlement account and no run under way, the longest unsettled first. */
+    const autoSettleDue = () => sql<{ tenantId: string; mode: Scope["mode"] }>`SELECT tenant_id, mode FROM settlement_settings
+      WHERE auto_settle AND account_number IS NOT NULL AND bank_code IS NOT NULL
+        AND (run_lease_until IS NULL OR run_lease_until < now())
+      ORDER BY last_run_at NULLS FIRST, tenant_id, mode`.pipe(Effect.orDie)
+
+    /** The accounts that may be swept (fully paid, overpaid or open) and have free money (`f.free_kobo`). */
+    const sweepableWithFreeMoney = (scope: Scope) =>
+      sql`FROM virtual_accounts va
+        CROSS JOIN LATERAL (SELECT -COALESCE(sum(e.amount_kobo), 0)::bigint AS free_kobo FROM ledger_entries e
+          WHERE e.tenant_id = va.tenant_id AND e.mode = va.mode AND e.account = 'customer_funds:' || va.id) f
+        WHERE va.tenant_id = ${scope.tenantId} AND va.mode = ${scope.mode}
+          AND (va.expected_amount_kobo IS NULL OR va.amount_paid_kobo >= va.expected_amount_kobo) AND f.free_kobo > 0`
+
+    /** Accounts that may be swept and hold at least the minimum of free money, oldest first. */
+    const candidates = (scope: Scope, minPayoutKobo: number, limit: number) =>
+      sql<{ id: string; freeKobo: number }>`SELECT va.id, f.free_kobo ${sweepableWithFreeMoney(scope)} AND f.free_kobo >= ${minPayoutKobo}
+        ORDER BY va.created_at, va.id LIMIT ${limit}`.pipe(Effect.orDie)
+
+    /** How many sweepable accounts hold some free money, but less than the minimum: held back. */
+    const heldBackCount = (scope: Scope, minPayoutKobo: number) =>
+      minPayoutKobo <= 1
+        ? Effect.succeed(0)
+        : sql<{ n: number }>`SELECT count(*)::int AS n ${sweepableWithFreeMoney(scope)} AND f.free_kobo < ${minPayoutKobo}`.pipe(
+          Effect.map((r) => r[0]!.n),
+          Effect.orDie
+        )
+
+    /** The account a claim settles, locked (the first lock of every step that moves its money). */
+    const lockAccount = (virtualAccountId: string) =>
+      sql<{ accountRef: string; expectedAmountKobo: number | null; amountPaidKobo: number; subMerchantRef: string | null }>`
+        SELECT account_ref, expected_amount_kobo, amount_paid_kobo, sub_merchant_ref FROM virtual_accounts WHERE id = ${virtualAccountId} FOR UPDATE`
+
+    /** The account's latest settlement's status and reason. */
+    const latestOf = (virtualAccountId: string) =>
+      sql<{ status: string; reasonCode: string | null }>`SELECT status, reason_code FROM settlements
+        WHERE virtual_account_id = ${virtualAccountId} ORDER BY created_at DESC, id DESC LIMIT 1`
+
+    const insertSkipped = (scope: Scope, id: string, virtualAccountId: string, netKobo: number, code: string, reason: string) =>
+      sql`INSERT INTO settlements (id, tenant_id, mode, virtual_account_id, net_kobo, status, reason_code, reason, completed_at)
+        VALUES (${id}, ${scope.tenantId}, ${scope.mode}, ${virtualAccountId}, ${netKobo}, 'Skipped', ${code}, ${reason}, now())`
+
+    const insertProcessing = (scope: Scope, id: string, virtualAccountId: string, netKobo: number) =>
+      sql`INSERT INTO settlements (id, tenant_id, mode, virtual_account_id, net_kobo, status)
+        VALUES (${id}, ${scope.tenantId}, ${scope.mode}, ${virtualAccountId}, ${netKobo}, 'Processing')`
+
+    const insertLeg = (scope: Scope, leg: {
+      readonly settlementId: string; readonly legNo: number; readonly kind: LegRow["kind"]; readonly subMerchantId: string | null
+      readonly bps: number | null; readonly flatKobo: number | null; readonly amountKobo: number; readonly sourceAccount: string; readonly transferRef: string
+    }) =>
+      sql`INSERT INTO settlement_legs (settlement_id, leg_no, tenant_id, mode, kind, sub_merchant_id, bps, flat_kobo, amount_kobo, source_account, transfer_ref)
+        VALUES (${leg.settlementId}, ${leg.legNo}, ${scope.tenantId}, ${scope.mode}, ${leg.kind}, ${leg.subMerchantId}, ${leg.bps},
+          ${leg.flatKobo}, ${leg.amountKobo}, ${leg.sourceAccount}, ${leg.transferRef})`
+
+    /** The legs whose latest transfer failed or was reversed, of the settlements still Processing or Failed, oldest first. */
+    const failedLegs = (scope: Scope) =>
+      sql<{
+        settlementId: string; legNo: number; kind: string; subMerchantId: string | null; amountKobo: number; sourceAccount: string
+        transferRef: string; attempts: number; virtualAccountId: string; accountRef: string; accountNumber: string; bankCode: string
+      }>`SELECT l.settlement_id, l.leg_no, l.kind, l.sub_merchant_id, l.amount_kobo, l.source_account, l.transfer_ref, l.attempts,
+          s.virtual_account_id, va.account_ref, t.account_number, t.bank_code
+        FROM settlements s JOIN settlement_legs l ON l.settlement_id = s.id
+        JOIN transfers t ON t.tenant_id = l.tenant_id AND t.mode = l.mode AND t.merchant_tx_ref = l.transfer_ref
+        JOIN virtual_accounts va ON va.id = s.virtual_account_id
+        WHERE s.tenant_id = ${scope.tenantId} AND s.mode = ${scope.mode} AND s.status IN ('Processing', 'Failed')
+          AND t.status IN ('Failed', 'Reversed')
+        ORDER BY s.created_at, l.leg_no`.pipe(Effect.orDie)
+
+    const lockSettlement = (id: string) => sql`SELECT 1 FROM settlements WHERE id = ${id} FOR UPDATE`
+
+    const lockLeg = (settlementId: string, legNo: number) =>
+      sql<{ transferRef: string; attempts: number }>`SELECT transfer_ref, attempts FROM settlement_legs
+        WHERE settlement_id = ${settlementId} AND leg_no = ${legNo} FOR UPDATE`
+
+    /** A leg's retry: its new transfer, one more attempt, and its settlement Processing again. */
+    const legRetried = (settlementId: string, legNo: number, transferRef: string) =>
+      sql`UPDATE settlement_legs SET transfer_ref = ${transferRef}, attempts = attempts + 1 WHERE settlement_id = ${settlementId} AND leg_no = ${legNo}`
+
+    const reopen = (id: string) => sql`UPDATE settlements SET status = 'Processing', completed_at = NULL WHERE id = ${id}`
+
+    return {
+      get, list, idOf, legChanged, stageEvent, takeLease, renewLease, releaseLease, autoSettleDue, candidates, heldBackCount, lockAccount,
+      latestOf, insertSkipped, insertProcessing, insertLeg, failedLegs, lockSettlement, lockLeg, legRetried, reopen
+    } as const
   })
 }) {}

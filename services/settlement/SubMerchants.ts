@@ -1,4 +1,3 @@
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { BadRequest, Conflict, NotFound } from "../../src/contract/Problems.js"
 import { pageOf } from "../../src/contract/Schemas.js"
@@ -9,6 +8,7 @@ import type { Scope } from "../../src/domain/Mode.js"
 import { cursorId, limitOf, type PageRequest } from "../Paging.js"
 import { Tenants } from "../access/Tenants.js"
 import { BankDirectory, namesMatch, type Recipient } from "../transfers/BankDirectory.js"
+import { makeSubMerchantStore } from "./SubMerchantStore.js"
 
 export interface SubMerchantRow {
   readonly id: string
@@ -73,45 +73,25 @@ export const verifyPayoutAccount = (directory: BankDirectory, scope: Scope, acco
  */
 export class SubMerchants extends Effect.Service<SubMerchants>()("services/settlement/SubMerchants", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const store = yield* makeSubMerchantStore
+    const { find, findByReference } = store
     const directory = yield* BankDirectory
     const tenants = yield* Tenants
-
-    const select = sql`SELECT id, mode, reference, name, payout_bank_name, payout_bank_code, payout_account_number, payout_account_name,
-      payout_verified_at, platform_fee_bps, created_at FROM sub_merchants`
-
-    const find = (scope: Scope, id: string) =>
-      sql<SubMerchantRow>`${select} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND id = ${id}`.pipe(
-        Effect.map((r) => r[0]),
-        Effect.orDie
-      )
-
-    const findByReference = (scope: Scope, reference: string) =>
-      sql<SubMerchantRow>`${select} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = ${reference}`.pipe(
-        Effect.map((r) => r[0]),
-        Effect.orDie
-      )
 
     const findOrFail = (scope: Scope, id: string) =>
       Effect.flatMap(find(scope, id), (r) => (r ? Effect.succeed(r) : Effect.fail(notFoundSubMerchant(id))))
 
     const list = Effect.fn("SubMerchants.list")(function* (scope: Scope, page: PageRequest) {
-      const after = yield* cursorId(page, "id", (id) =>
-        sql<{ id: string }>`SELECT id FROM sub_merchants WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND id = ${id}`)
+      const after = yield* cursorId(page, "id", (id) => store.idOf(scope, id))
       const limit = limitOf(page)
-      const rows = yield* sql<SubMerchantRow>`${select} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}
-        ${after === undefined ? sql`` : sql`AND (created_at, id) < (SELECT created_at, id FROM sub_merchants WHERE id = ${after})`}
-        ORDER BY created_at DESC, id DESC LIMIT ${limit}`.pipe(Effect.orDie)
+      const rows = yield* store.list(scope, after, limit)
       return pageOf(rows.map(toSubMerchant), limit - 1)
     })
 
     /** A new sub-merchant; its reference is unique per tenant and mode, and a repeat is always 409. */
     const create = Effect.fn("SubMerchants.create")(function* (scope: Scope, input: { readonly name: string; readonly reference: string }, actor: string) {
       const id = newId("sm")
-      const inserted = yield* sql<{ id: string }>`INSERT INTO sub_merchants (id, tenant_id, mode, reference, name, created_by)
-        VALUES (${id}, ${scope.tenantId}, ${scope.mode}, ${input.reference}, ${input.name}, ${actor})
-        ON CONFLICT (tenant_id, mode, reference) DO NOTHING RETURNING id`.pipe(Effect.orDie)
-      if (inserted.length === 0) {
+      if (!(yield* store.insert(scope, id, input, actor))) {
         return yield* new Conflict({ code: "duplicate_reference", message: `A sub-merchant with reference ${JSON.stringify(input.reference)} already exists in this tenant and mode.` })
       }
       const row = (yield* find(scope, id))!
@@ -131,10 +111,7 @@ export class SubMerchants extends Effect.Service<SubMerchants>()("services/settl
     ) {
       const current = yield* findOrFail(scope, id)
       const recipient = yield* verifyPayoutAccount(directory, scope, input.accountNumber, input.bankCode, current.name, "the sub-merchant's name")
-      yield* sql`UPDATE sub_merchants SET payout_bank_name = ${recipient.bankName}, payout_bank_code = ${recipient.bankCode},
-          payout_account_number = ${recipient.accountNumber}, payout_account_name = ${recipient.accountName}, payout_verified_at = now(),
-          platform_fee_bps = ${input.platformFeeBps ?? current.platformFeeBps}, updated_at = now()
-        WHERE id = ${id}`.pipe(Effect.orDie)
+      yield* store.setPayout(id, recipient, input.platformFeeBps ?? current.platformFeeBps)
       const row = (yield* find(scope, id))!
       yield* tenants.audit({ tenantId: scope.tenantId, mode: scope.mode, actor, action: "sub_merchant.payout_set", subject: id, details: toSubMerchant(row) })
       return toSubMerchant(row)
@@ -148,20 +125,10 @@ export class SubMerchants extends Effect.Service<SubMerchants>()("services/settl
     const balance = Effect.fn("SubMerchants.balance")(function* (scope: Scope, id: string) {
       const row = yield* findOrFail(scope, id)
       const account = LedgerAccount.subMerchant(id)
-      const [f] = yield* sql<{ collected: number; pending: number; inTransit: number; unswept: number }>`
-        SELECT
-          (SELECT -COALESCE(sum(amount_kobo), 0) FROM ledger_entries WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}
-            AND account = ${account} AND journal_id LIKE 'stl:set\\_%')::bigint AS collected,
-          (SELECT -COALESCE(sum(amount_kobo), 0) FROM ledger_entries WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}
-            AND account = ${account})::bigint AS pending,
-          (SELECT COALESCE(sum(amount_kobo), 0) FROM transfers WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode}
-            AND ledger_source = ${account} AND status IN ('Pending', 'Processing'))::bigint AS in_transit,
-          (SELECT -COALESCE(sum(e.amount_kobo), 0) FROM virtual_accounts va JOIN ledger_entries e ON e.tenant_id = va.tenant_id
-            AND e.mode = va.mode AND e.account = 'customer_funds:' || va.id
-            WHERE va.tenant_id = ${scope.tenantId} AND va.mode = ${scope.mode} AND va.sub_merchant_ref = ${row.reference})::bigint AS unswept`.pipe(Effect.orDie)
+      const f = yield* store.balanceFigures(scope, account, row.reference)
       return {
-        id, reference: row.reference, collectedKobo: f!.collected, settledKobo: f!.collected - f!.pending, pendingKobo: f!.pending,
-        inTransitKobo: f!.inTransit, unsweptKobo: f!.unswept, mode: scope.mode
+        id, reference: row.reference, collectedKobo: f.collected, settledKobo: f.collected - f.pending, pendingKobo: f.pending,
+        inTransitKobo: f.inTransit, unsweptKobo: f.unswept, mode: scope.mode
       }
     })
 

@@ -5,8 +5,8 @@ import { TargetRejected } from "./TargetRejected.js"
 /**
  * Pure SSRF policy for outbound webhook endpoints: which URLs a tenant may
  * register and which IP addresses we may connect to. No IO here; resolving
- * names and connecting live in SafeTarget.ts, which runs these same rules at
- * registration time and again at every delivery.
+ * names lives in SafeTarget.ts (connecting in Deliver.ts), which runs these
+ * same rules at registration time and again at every delivery.
  */
 
 export interface ParsedTarget {

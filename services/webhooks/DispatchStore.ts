@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Mode } from "../../src/domain/Mode.js"
 import { newId } from "../../src/domain/Ids.js"
-import type { EventEnvelope } from "../outbox/Outbox.js"
+import type { EventEnvelope } from "../../src/contract/Events.js"
 
 /** A delivery the dispatcher has leased, with what it needs to sign and send it. */
 export interface ClaimedDelivery {

@@ -37,3 +37,11 @@ export const CreateVirtualAccount = Body({
   subMerchantRef: Schema.optional(Reference("subMerchantRef", 64))
 }).annotations({ identifier: "CreateVirtualAccount", parseOptions: { onExcessProperty: "error" } })
 export type CreateVirtualAccount = typeof CreateVirtualAccount.Type
+
+/** The problem codes virtual accounts answer, each with its one HTTP status (src/contract/Problems.ts gathers every capability's). */
+export const ACCOUNTS_PROBLEMS = {
+  account_ref_required: 400,
+  account_ref_not_applicable: 400,
+  virtual_account_not_found: 404,
+  account_has_activity: 409
+} as const satisfies Record<string, number>

@@ -97,3 +97,13 @@ export const DryRunResult = Schema.Struct({
 }).annotations({ identifier: "DryRunResult" })
 export type DryRunResult = typeof DryRunResult.Type
 export const DryRunAnswer = Schema.Struct({ data: Schema.Array(DryRunResult) })
+
+/** The problem codes money rules and payment flows answer, each with its one HTTP status (src/contract/Problems.ts gathers every capability's). */
+export const AUTOMATION_PROBLEMS = {
+  gate_required: 400,
+  gate_not_applicable: 400,
+  rule_not_found: 404,
+  flow_not_found: 404,
+  limit_reached: 409,
+  flag_not_rejectable: 409
+} as const satisfies Record<string, number>

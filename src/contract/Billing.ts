@@ -51,3 +51,11 @@ export const AdvanceSandboxClock = Body({
     Schema.between(1, 31_622_400, { message: () => "seconds must be an integer from 1 to 31622400 (a year)" })
   )
 }).annotations({ identifier: "AdvanceSandboxClock" })
+
+/** The problem codes recurring billing answer, each with its one HTTP status (src/contract/Problems.ts gathers every capability's). */
+export const BILLING_PROBLEMS = {
+  schedule_not_found: 404,
+  schedule_exists: 409,
+  schedule_cancelled: 409,
+  account_not_billable: 409
+} as const satisfies Record<string, number>

@@ -32,3 +32,9 @@ export const CheckoutSnapshot = Schema.Struct({
   identifier: "CheckoutSnapshot",
   description: "Payment state only: never the customer's name, e-mail or phone, nor the tenant's accountRef."
 })
+
+/** The problem codes checkout sessions and their stream answer, each with its one HTTP status (src/contract/Problems.ts gathers every capability's). */
+export const CHECKOUT_PROBLEMS = {
+  checkout_session_not_found: 404,
+  too_many_streams: 429
+} as const satisfies Record<string, number>

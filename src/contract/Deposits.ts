@@ -28,3 +28,11 @@ export const Transaction = Schema.Struct({
   mode: ModeSchema
 }).annotations({ identifier: "Transaction" })
 export type Transaction = typeof Transaction.Type
+
+/** The problem codes deposits (the receiver, transactions, reviews) answer, each with its one HTTP status (src/contract/Problems.ts gathers every capability's). */
+export const DEPOSITS_PROBLEMS = {
+  invalid_signature: 401,
+  unknown_provider: 404,
+  transaction_not_found: 404,
+  not_pending_review: 409
+} as const satisfies Record<string, number>

@@ -68,13 +68,8 @@ export const InsightsCustomers = Schema.Struct({ data: Schema.Array(CustomerInsi
   .annotations({ identifier: "InsightsCustomers" })
 export type InsightsCustomers = typeof InsightsCustomers.Type
 
-export const CopilotAnswer = Schema.Struct({
-  answer: Schema.String,
-  intent: Schema.String,
-  /** The figures the answer states, by name (kobo as integers, counts, basis points, dates as strings). */
-  figures: Schema.Record({ key: Schema.String, value: Schema.Union(Schema.Number, Schema.String, Schema.Null) }),
-  /** What the figures came from: account refs, transaction references, transfer references, settlement ids. */
-  references: Schema.Array(Schema.Struct({ kind: Schema.String, id: Schema.String })),
-  rephrased: Schema.Boolean
-}).annotations({ identifier: "CopilotAnswer" })
-export type CopilotAnswer = typeof CopilotAnswer.Type
+
+/** The problem codes collections insights answer, each with its one HTTP status (src/contract/Problems.ts gathers every capability's). */
+export const INSIGHTS_PROBLEMS = {
+  invalid_date_range: 400
+} as const satisfies Record<string, number>

@@ -1,116 +1,62 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { ACCESS_PROBLEMS } from "./Access.js"
+import { ACCOUNTS_PROBLEMS } from "./Accounts.js"
+import { DEPOSITS_PROBLEMS } from "./Deposits.js"
+import { WEBHOOKS_PROBLEMS } from "./Webhooks.js"
+import { TRANSFERS_PROBLEMS } from "./Transfers.js"
+import { AUTOMATION_PROBLEMS } from "./Automation.js"
+import { SETTLEMENT_PROBLEMS } from "./Settlement.js"
+import { CHECKOUT_PROBLEMS } from "./Checkout.js"
+import { BILLING_PROBLEMS } from "./Billing.js"
+import { INSIGHTS_PROBLEMS } from "./Insights.js"
+import { COPILOT_PROBLEMS } from "./Copilot.js"
+import { PROVIDERS_PROBLEMS } from "./Providers.js"
 
-/**
- * Every problem code the service can answer, with its one HTTP status. A code is a key of this record, so it can never
- * map to two statuses; each problem class below accepts only the codes of its own status (checked by the compiler and
- * again when the error is built), and the middleware's own answers (validation, routing, 500) use codes from here too.
- * Add a code here before using it.
- */
-export const PROBLEM_CODES = {
-  // 400
+/** The codes the HTTP edge itself answers (validation, routing, authentication in general, outages). */
+export const EDGE_PROBLEMS = {
   malformed_request: 400,
   validation_failed: 400,
   unknown_field: 400,
   invalid_text: 400,
-  invalid_webhook_url: 400,
-  account_ref_required: 400,
-  account_ref_not_applicable: 400,
   unknown_starting_after: 400,
-  invalid_bank_account: 400,
-  reserved_reference: 400,
-  no_refundable_surplus: 400,
-  nothing_available: 400,
-  destination_missing: 400,
-  refund_destination_unverified: 400,
-  hold_exceeds_available: 400,
-  gate_required: 400,
-  gate_not_applicable: 400,
-  payout_account_unverified: 400,
-  unknown_sub_merchant: 400,
-  sub_merchant_unverified: 400,
-  invalid_split_plan: 400,
-  invalid_date_range: 400,
-  settlement_account_missing: 400,
-  empty_prompt: 400,
-  provider_credentials_invalid: 400,
-  provider_mode_mismatch: 400,
-  // 401
   unauthorized: 401,
-  missing_token: 401,
-  invalid_token: 401,
-  token_expired: 401,
-  token_revoked: 401,
-  user_not_found: 401,
-  invalid_client: 401,
-  invalid_credentials: 401,
-  invalid_signature: 401,
-  sandbox_not_live: 401,
-  // 403
   forbidden: 403,
-  wrong_plane: 403,
-  insufficient_role: 403,
-  live_key_not_allowed: 403,
-  onboarding_not_approved: 403,
-  // 404
   route_not_found: 404,
-  unknown_provider: 404,
-  tenant_not_found: 404,
-  api_key_not_found: 404,
-  virtual_account_not_found: 404,
-  transaction_not_found: 404,
-  webhook_endpoint_not_found: 404,
-  webhook_delivery_not_found: 404,
-  transfer_not_found: 404,
-  hold_not_found: 404,
-  bank_account_not_found: 404,
-  rule_not_found: 404,
-  flow_not_found: 404,
-  sub_merchant_not_found: 404,
-  checkout_session_not_found: 404,
-  schedule_not_found: 404,
-  // 405
   method_not_allowed: 405,
-  // 409
   reference_reused: 409,
   request_in_progress: 409,
-  account_has_activity: 409,
-  email_taken: 409,
-  not_pending_review: 409,
-  webhook_delivery_succeeded: 409,
-  refund_in_progress: 409,
-  hold_not_active: 409,
-  limit_reached: 409,
-  flag_not_rejectable: 409,
-  duplicate_reference: 409,
-  settlement_in_progress: 409,
-  schedule_exists: 409,
-  schedule_cancelled: 409,
-  account_not_billable: 409,
-  provider_in_use: 409,
-  provider_not_connected: 409,
-  // 413
   payload_too_large: 413,
-  // 415
   unsupported_media_type: 415,
-  // 429
-  too_many_streams: 429,
-  // 422
   unprocessable: 422,
-  account_name_mismatch: 422,
-  insufficient_balance: 422,
-  daily_payout_cap_exceeded: 422,
-  recipient_not_found: 422,
-  // 500
   internal_error: 500,
-  // 501
   not_implemented: 501,
-  // 502
-  provider_unavailable: 502,
-  // 503
   shutting_down: 503,
   database_unavailable: 503,
   bus_unavailable: 503
+} as const satisfies Record<string, number>
+
+/**
+ * Every problem code the service can answer, with its one HTTP status: the edge's own and each capability's (declared
+ * as `<NAME>_PROBLEMS` in its contract module and listed by its manifest; test/Boundaries.test.ts holds the two equal).
+ * A code is a key of this record, so it can never map to two statuses; each problem class below accepts only the codes
+ * of its own status (checked by the compiler and again when the error is built), and the middleware's own answers
+ * (validation, routing, 500) use codes from here too. Declare a code before using it.
+ */
+export const PROBLEM_CODES = {
+  ...EDGE_PROBLEMS,
+  ...ACCESS_PROBLEMS,
+  ...ACCOUNTS_PROBLEMS,
+  ...DEPOSITS_PROBLEMS,
+  ...WEBHOOKS_PROBLEMS,
+  ...TRANSFERS_PROBLEMS,
+  ...AUTOMATION_PROBLEMS,
+  ...SETTLEMENT_PROBLEMS,
+  ...CHECKOUT_PROBLEMS,
+  ...BILLING_PROBLEMS,
+  ...INSIGHTS_PROBLEMS,
+  ...COPILOT_PROBLEMS,
+  ...PROVIDERS_PROBLEMS,
 } as const satisfies Record<string, number>
 
 export type ProblemCode = keyof typeof PROBLEM_CODES

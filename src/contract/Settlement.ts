@@ -154,3 +154,14 @@ export const SettlementRun = Schema.Struct({
   heldBackCount: Schema.Int,
   retriedLegCount: Schema.Int
 }).annotations({ identifier: "SettlementRun" })
+
+/** The problem codes sub-merchants, splits and settlements answer, each with its one HTTP status (src/contract/Problems.ts gathers every capability's). */
+export const SETTLEMENT_PROBLEMS = {
+  payout_account_unverified: 400,
+  unknown_sub_merchant: 400,
+  sub_merchant_unverified: 400,
+  invalid_split_plan: 400,
+  settlement_account_missing: 400,
+  sub_merchant_not_found: 404,
+  settlement_in_progress: 409
+} as const satisfies Record<string, number>

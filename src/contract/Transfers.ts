@@ -65,3 +65,24 @@ export const Balance = Schema.Struct({
   mode: ModeSchema
 }).annotations({ identifier: "Balance" })
 export type Balance = typeof Balance.Type
+
+/** The problem codes transfers (payouts, refunds, holds) answer, each with its one HTTP status (src/contract/Problems.ts gathers every capability's). */
+export const TRANSFERS_PROBLEMS = {
+  invalid_bank_account: 400,
+  reserved_reference: 400,
+  no_refundable_surplus: 400,
+  nothing_available: 400,
+  destination_missing: 400,
+  refund_destination_unverified: 400,
+  hold_exceeds_available: 400,
+  transfer_not_found: 404,
+  hold_not_found: 404,
+  bank_account_not_found: 404,
+  refund_in_progress: 409,
+  hold_not_active: 409,
+  duplicate_reference: 409,
+  account_name_mismatch: 422,
+  insufficient_balance: 422,
+  daily_payout_cap_exceeded: 422,
+  recipient_not_found: 422
+} as const satisfies Record<string, number>

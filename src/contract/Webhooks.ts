@@ -24,3 +24,11 @@ export const WebhookDelivery = Schema.Struct({
   deliveredAt: Schema.NullOr(Schema.String)
 })
 export type WebhookDelivery = typeof WebhookDelivery.Type
+
+/** The problem codes webhook endpoints and deliveries answer, each with its one HTTP status (src/contract/Problems.ts gathers every capability's). */
+export const WEBHOOKS_PROBLEMS = {
+  invalid_webhook_url: 400,
+  webhook_endpoint_not_found: 404,
+  webhook_delivery_not_found: 404,
+  webhook_delivery_succeeded: 409
+} as const satisfies Record<string, number>

@@ -140,7 +140,7 @@ export const decideOutcome = (
 }
 
 /** What the tenant-facing event of a transfer's new state is called. */
-export const transferEventType = (status: TransferStatus): string | undefined =>
+export const transferEventType = (status: TransferStatus): "transfer.successful" | "transfer.failed" | "transfer.reversed" | undefined =>
   status === "Successful" ? "transfer.successful" : status === "Failed" ? "transfer.failed" : status === "Reversed" ? "transfer.reversed" : undefined
 
 export interface HoldInput {

@@ -5,6 +5,7 @@ import { signSandboxEvent } from "../../services/deposits/SandboxEvent.js"
 import { createAccount, eventBody, testTenant, waitForTransactions } from "../support/Pipeline.js"
 import { tcpProxy, type TcpProxy } from "../support/Resilience.js"
 import { makeTestApp } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 
 class Proxy extends Context.Tag("test/PgProxy")<Proxy, TcpProxy>() {}
 
@@ -38,17 +39,14 @@ const expectDatabaseUnavailable = (r: Effect.Effect.Success<ReturnType<typeof se
   expect(r.body).toMatchObject({ status: 503, code: "database_unavailable", type: "urn:collections:problem:database_unavailable" })
 }
 
-/** Retries until the call answers `status` (the pool may hand out a connection the outage broke, once). */
+/** Retries until the call answers `status` (the pool may hand out a connection the outage broke, once): about 10 s. */
 const until = (status: number, call: ReturnType<typeof send>) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 50; i++) {
-      const r = yield* call
-      if (r.status === status) return r
-      expect(r.status).toBe(503) // never a 500 on the way back
-      yield* Effect.sleep("200 millis")
-    }
-    throw new Error(`never answered ${status}`)
-  })
+  waitFor(
+    `an answer ${status}`,
+    // never a 500 on the way back (an assertion: fails the wait at once)
+    Effect.tap(call, (r) => Effect.sync(() => r.status === status || expect(r.status).toBe(503))),
+    { until: (r) => r.status === status, timeoutMs: 10_000, intervalMs: 200 }
+  )
 
 layer(AppBehindPgProxy(true), { timeout: 120_000, excludeTestServices: true })("Postgres unreachable", (it) => {
   it.effect("the API, the receiver's fast path and /readyz answer 503 database_unavailable with Retry-After; all recover", () =>

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it as plainIt, layer } from "@effect/vitest"
-import { Effect, Layer, Redacted, Schedule } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import * as http from "node:http"
 import type * as net from "node:net"
 import { AutomationHooks, type FiredStep } from "../../services/automation/AutomationHooks.js"
@@ -13,6 +13,7 @@ import { expectStatus } from "../support/ApiHelpers.js"
 import { createAccount } from "../support/Pipeline.js"
 import { freePort, type Service, startService, tempDir } from "../support/Processes.js"
 import { call, makeTestApp } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 import { createScratchDatabase, databaseUrl, dropScratchDatabase, TestDatabaseUrl } from "../support/TestDatabase.js"
 import { assertLedgerInvariant, balanceOf, type MoneyTenant, testTenant } from "../transfers/support.js"
 import { createFlow, createRule, waitForAutomation } from "./support.js"
@@ -20,16 +21,9 @@ import { atProcess, holdLock, lockWaiters } from "../support/Crash.js"
 
 // ---------------------------------------------------------------- helpers
 
-const poll = Schedule.spaced("50 millis").pipe(Schedule.upTo("20 seconds"))
-
-/** Polls `query` (one row, column n) until it equals `n`. */
+/** Polls `query` (one row, column n) until it equals `n` (bounded: 20 s). */
 const until = (what: string, query: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<{ n: number }>, unknown>, n: number) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    query(sql).pipe(
-      Effect.map((r) => r[0]!.n),
-      Effect.filterOrFail((got) => got === n, (got) => new Error(`${what}: ${got}, not ${n}`)),
-      Effect.retry(poll)
-    )).pipe(Effect.orDie)
+  Effect.flatMap(SqlClient.SqlClient, (sql) => waitFor(`${what} to be ${n}`, Effect.map(query(sql), (r) => r[0]!.n), { until: (got) => got === n, timeoutMs: 20_000 }))
 
 /** A deposit through the sandbox simulator (the live receiver and reconciler); waits until it is reconciled. */
 const simulate = (t: MoneyTenant, accountRef: string, amountKobo: number) =>
@@ -345,7 +339,7 @@ layer(makeTestApp().pipe(Layer.provideMerge(crashHooks)), { timeout: 60_000, exc
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const { t, ids, amounts } = yield* armedBatch("interrupt", "kill-1")
-      yield* Effect.void.pipe(Effect.filterOrFail(() => crash.fired, () => new Error("not yet")), Effect.retry(poll), Effect.orDie)
+      yield* waitFor("the crash hook to fire", Effect.sync(() => crash.fired), { timeoutMs: 20_000 })
       yield* noPassOf("automation-actions")
       // Rolled back whole: no hold, no event, no completed run; all nine firings still pending, no attempt spent.
       const s = yield* snapshot(t)

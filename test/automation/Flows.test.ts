@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Schedule } from "effect"
+import { Effect } from "effect"
 import { expectProblem, expectStatus, inviteAndLogin } from "../support/ApiHelpers.js"
 import { createAccount } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 import { assertLedgerInvariant, balanceOf, testTenant, type MoneyTenant } from "../transfers/support.js"
 import { createFlow, createRule, runsOf, waitForAutomation } from "./support.js"
 
@@ -15,11 +16,10 @@ const simulate = (t: MoneyTenant, accountRef: string, amountKobo: number, sender
     const r = yield* call("POST", "/api/v1/sandbox/simulate/deposit", { token: t.token, json: { accountRef, amountKobo, senderName } })
     expectStatus(r, 200)
     // The simulator answers once the deposit is received; its transaction follows from the reconciler.
-    const [row] = yield* sql<{ reference: string }>`
-      SELECT reference FROM transactions WHERE tenant_id = ${t.tenantId} ORDER BY id LIMIT 1 OFFSET ${before}`.pipe(
-      Effect.filterOrFail((rows) => rows.length === 1, () => new Error("not reconciled yet")),
-      Effect.retry(Schedule.spaced("20 millis").pipe(Schedule.upTo("20 seconds"))),
-      Effect.orDie
+    const [row] = yield* waitFor(
+      "the simulated deposit reconciled",
+      sql<{ reference: string }>`SELECT reference FROM transactions WHERE tenant_id = ${t.tenantId} ORDER BY id LIMIT 1 OFFSET ${before}`,
+      { until: (rows) => rows.length === 1, timeoutMs: 20_000, intervalMs: 20 }
     )
     yield* waitForAutomation(t.tenantId)
     return row!.reference

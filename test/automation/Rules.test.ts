@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { createAccount, sendSigned } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 import { assertLedgerInvariant, balanceOf, DIRECTORY, fund, type MoneyTenant, testTenant } from "../transfers/support.js"
 import { createRule, runsOf, waitForAutomation } from "./support.js"
 
@@ -19,8 +20,7 @@ const deposit = (t: MoneyTenant, nuban: string, amountKobo: number, senderName =
     const sql = yield* SqlClient.SqlClient
     const sent = yield* sendSigned(t, { accountNumber: nuban, amountKobo, senderName, senderAccountNumber: DIRECTORY.adaeze.accountNumber })
     expect(sent.status).toBe(200)
-    yield* sql`SELECT 1 FROM transactions WHERE reference = ${sent.sessionId}`.pipe(
-      Effect.filterOrFail((r) => r.length === 1, () => new Error("not reconciled")), Effect.retry({ times: 400 }), Effect.orDie)
+    yield* waitFor(`deposit ${sent.sessionId} reconciled`, sql`SELECT 1 FROM transactions WHERE reference = ${sent.sessionId}`, { until: (r) => r.length === 1 })
     yield* waitForAutomation(t.tenantId)
     return sent.sessionId
   })

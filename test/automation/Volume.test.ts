@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Schedule } from "effect"
+import { Effect } from "effect"
 import { type DepositFacts, type FlowConfig, flowFires, type RuleConfig, ruleFires } from "../../src/domain/Automation.js"
 import { createAccount } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 import { assertLedgerInvariant, balanceOf, testTenant } from "../transfers/support.js"
 import { createFlow, createRule, runsOf, waitForAutomation } from "./support.js"
 
@@ -85,11 +86,10 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("money rul
       expect(new Set(sent).size).toBe(DEPOSITS)
 
       // Every deposit reconciled, then every rule and flow it fired applied.
-      yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM transactions WHERE tenant_id = ${t.tenantId}`.pipe(
-        Effect.map((r) => r[0]!.n),
-        Effect.filterOrFail((n) => n === DEPOSITS, (n) => new Error(`only ${n} of ${DEPOSITS} deposits reconciled`)),
-        Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("60 seconds"))),
-        Effect.orDie
+      yield* waitFor(
+        `${DEPOSITS} deposits reconciled`,
+        sql<{ n: number }>`SELECT count(*)::int AS n FROM transactions WHERE tenant_id = ${t.tenantId}`.pipe(Effect.map((r) => r[0]!.n)),
+        { until: (n) => n === DEPOSITS, timeoutMs: 60_000, intervalMs: 100 }
       )
       yield* waitForAutomation(t.tenantId)
       const elapsed = Date.now() - started

@@ -1,19 +1,18 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Schedule } from "effect"
+import { Effect } from "effect"
 import { call } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 
 /** Polls until every fired rule and flow of the tenant has been applied (or dead-lettered), bounded at 20 s. */
 export const waitForAutomation = (tenantId: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql<{ n: number }>`
-      SELECT (SELECT count(*) FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
-              WHERE o.tenant_id = ${tenantId} AND p.consumer IN ('automation', 'automation-actions'))::int AS n`.pipe(
-      Effect.map((r) => r[0]!.n),
-      Effect.filterOrFail((n) => n === 0, (n) => new Error(`${n} automation events still pending`)),
-      Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("20 seconds")))
-    )
-  }).pipe(Effect.orDie)
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    waitFor(
+      "no automation event left pending",
+      sql<{ n: number }>`
+        SELECT (SELECT count(*) FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
+                WHERE o.tenant_id = ${tenantId} AND p.consumer IN ('automation', 'automation-actions'))::int AS n`.pipe(Effect.map((r) => r[0]!.n)),
+      { until: (n) => n === 0, timeoutMs: 20_000 }
+    )).pipe(Effect.asVoid)
 
 /** The tenant's runs (rules and flows), oldest first, with their steps. */
 export const runsOf = (tenantId: string) =>

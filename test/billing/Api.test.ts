@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Schedule } from "effect"
+import { Effect } from "effect"
 import { Billing } from "../../services/billing/Billing.js"
 import { approve, dashboardUser, expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { assertLedgerInvariant, createAccount, sendSigned, testTenant, waitForTransactions } from "../support/Pipeline.js"
 import { type Answer, apiToken, call, makeTestApp } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 
 // Recurring billing over real HTTP (issue 20; DESIGN.md "Recurring billing" and its wire shapes): create and its
 // refusals, idempotent references, one live schedule per account, lists and pages, tenant and mode isolation, who may
@@ -425,18 +426,14 @@ layer(makeTestApp({ billing: { worker: true, intervalMs: 200 } }), { timeout: 12
       expectStatus(s, 201)
       expectStatus(yield* call("POST", "/api/v1/sandbox/clock/advance", { token: t.token, json: { seconds: 15 * DAY_S } }), 200)
       // Weeks 1 to 3 have started: the worker opens 2 and 3 on its own (polled, bounded).
-      const periods = yield* periodsOf(t.token, s.body.id).pipe(
-        Effect.map((r) => r.body.data as Array<any>),
-        Effect.filterOrFail((d) => d.length >= 3, (d) => new Error(`only ${d.length} periods open`)),
-        Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("30 seconds")))
-      )
+      const periods = yield* waitFor("3 periods open", Effect.map(periodsOf(t.token, s.body.id), (r) => r.body.data as Array<any>), {
+        until: (d) => d.length >= 3,
+        timeoutMs: 30_000
+      })
       expect(periods.map((p) => [p.index, p.status])).toEqual([[3, "Open"], [2, "Overdue"], [1, "Overdue"]])
       expect((yield* account(t.token, "w-1")).expectedAmountKobo).toBe(9_000)
       // Its events too, once each.
-      const events = yield* billingEvents(t.tenantId).pipe(
-        Effect.filterOrFail((e) => e.length >= 4, (e) => new Error(`only ${e.length} events`)),
-        Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("30 seconds")))
-      )
+      const events = yield* waitFor("4 billing events", billingEvents(t.tenantId), { until: (e) => e.length >= 4, timeoutMs: 30_000 })
       expect(events.map((e) => `${e.type} ${e.index}`).sort()).toEqual([
         "billing.period.due 1", "billing.period.due 2", "billing.period.overdue 1", "billing.period.overdue 2"
       ])

@@ -3,11 +3,13 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { Billing } from "../../services/billing/Billing.js"
 import { BillingWorkerSettings } from "../../services/billing/BillingPasses.js"
-import { BUILT_IN, ConsumerRegistry } from "../../services/outbox/Registry.js"
+import { ConsumerRegistry } from "../../services/outbox/Registry.js"
+import { BUILT_IN } from "../../services/Capabilities.js"
 import { expectStatus } from "../support/ApiHelpers.js"
 import { assertLedgerInvariant, createAccount, sendSigned, type Tenant, testTenant } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
-import { eventually, realSleep, webhookReceiver } from "../support/Webhooks.js"
+import { webhookReceiver } from "../support/Webhooks.js"
+import { waitFor } from "../support/Wait.js"
 
 /**
  * Issue 31, parts 1-3: billing happens when things happen, not at the next pass of the billing clock. The billing clock
@@ -165,13 +167,17 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("billing a
       // Read as fast as we can until the endpoint has the event: every read that says Paid has its paidAt, and it never
       // changes once it is there.
       const reads: Array<WirePeriod> = []
-      while (paidEvents().length === 0) {
-        expect(Date.now() - sent, "billing.period.paid reached the endpoint within 5 s of the deposit").toBeLessThan(5_000)
-        const [p1] = yield* periodsOf(t, s.id)
-        reads.push(p1!)
-        if (p1!.status === "Paid") expect(p1!.paidAt, `a read said Paid with paidAt null: ${JSON.stringify(p1)}`).not.toBeNull()
+      yield* waitFor(
+        "billing.period.paid to reach the endpoint within 5 s of the deposit",
+        Effect.map(periodsOf(t, s.id), ([p1]) => {
+          reads.push(p1!)
+          return paidEvents().length
+        }),
+        { until: (n) => n > 0, timeoutMs: Math.max(0, 5_000 - (Date.now() - sent)), intervalMs: 10 }
+      )
+      for (const p1 of reads) {
+        if (p1.status === "Paid") expect(p1.paidAt, `a read said Paid with paidAt null: ${JSON.stringify(p1)}`).not.toBeNull()
         else expect(p1).toMatchObject({ status: "Open", paidKobo: 0, paidAt: null })
-        yield* realSleep(10)
       }
       const deliveredMs = Date.now() - sent
       expect(deliveredMs).toBeLessThan(5_000)
@@ -195,13 +201,13 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("billing a
       // stored paidAt too (a later payment stamps its own); the paid event went out once and is not taken back.
       const reversal = yield* sendSigned(t, { event: "transfer.reversal", accountNumber: acc.nuban, amountKobo: 10_000, senderName: null, reversedSessionId: deposit.sessionId })
       expect(reversal.status, JSON.stringify(reversal.body)).toBe(200)
-      yield* eventually("the reversal reconciled", Effect.map(accountOf(t, "now-1"), (a) => a.amountPaidKobo === 0), 10_000)
+      yield* waitFor("the reversal reconciled", accountOf(t, "now-1"), { until: (a) => a.amountPaidKobo === 0, timeoutMs: 10_000 })
       expect((yield* periodsOf(t, s.id))[0]).toMatchObject({ status: "Open", paidKobo: 0, outstandingKobo: 10_000, paidAt: null })
       const sql = yield* SqlClient.SqlClient
-      yield* eventually(
+      yield* waitFor(
         "the billing consumer cleared paid_at",
-        Effect.map(sql<{ paidAt: Date | null }>`SELECT paid_at FROM billing_periods WHERE schedule_id = ${s.id}`.pipe(Effect.orDie), (r) => r[0]!.paidAt === null),
-        5_000
+        sql<{ paidAt: Date | null }>`SELECT paid_at FROM billing_periods WHERE schedule_id = ${s.id}`,
+        { until: (r) => r[0]!.paidAt === null, timeoutMs: 5_000 }
       )
       expect((yield* eventsOf(s.id)).map((e) => e.short)).toEqual(["paid:1"])
       yield* assertLedgerInvariant
@@ -301,7 +307,7 @@ layer(withoutBillingConsumer, { timeout: 120_000, excludeTestServices: true })("
       const s = yield* createSchedule(t, { accountRef: "read-1", interval: "Weekly", amountKobo: 4_000, dueOffsetDays: 2, reference: "read-1" })
       const before = Date.now()
       expect((yield* sendSigned(t, { accountNumber: acc.nuban, amountKobo: 4_000, senderName: "EZE NGOZI" })).status).toBe(200)
-      yield* eventually("the deposit reconciled", Effect.map(accountOf(t, "read-1"), (a) => a.amountPaidKobo === 4_000), 10_000)
+      yield* waitFor("the deposit reconciled", accountOf(t, "read-1"), { until: (a) => a.amountPaidKobo === 4_000, timeoutMs: 10_000 })
       const stored = sql<{ paidAt: Date | null; paidNotified: boolean }>`SELECT paid_at, paid_notified FROM billing_periods WHERE schedule_id = ${s.id}`.pipe(
         Effect.orDie,
         Effect.map((r) => r[0]!)

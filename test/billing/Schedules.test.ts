@@ -1,11 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Chunk, Deferred, Effect, Queue, Schedule, TestClock, TestContext } from "effect"
+import { Chunk, Deferred, Effect, Queue, TestClock, TestContext } from "effect"
 import { Billing, BillingClock } from "../../services/billing/Billing.js"
 import { billingPassesLoop, BillingWorkerSettings } from "../../services/billing/BillingPasses.js"
 import { expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { assertLedgerInvariant, createAccount, sendSigned, type Tenant, testTenant } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 
 /**
  * Recurring billing through the real service (issue 20, "Must show": the TestClock tests). Billing time is a TestClock
@@ -156,11 +157,7 @@ const reverse = (t: Tenant, nuban: string, amountKobo: number, reversedSessionId
 
 /** Waits (30 s at most) until the reconciler has brought the account's amount paid to `kobo`. */
 const waitPaid = (t: Tenant, ref: string, kobo: number) =>
-  accountOf(t, ref).pipe(
-    Effect.filterOrFail((a) => a.amountPaidKobo === kobo, (a) => new Error(`account ${ref} has ${a.amountPaidKobo} paid, waiting for ${kobo}`)),
-    Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("30 seconds"))),
-    Effect.orDie
-  )
+  waitFor(`account ${ref} to have ${kobo} paid`, accountOf(t, ref), { until: (a) => a.amountPaidKobo === kobo, timeoutMs: 30_000 })
 
 // ---------------------------------------------------------------------------------------------------------------
 // The 13 monthly periods: a model to check every period against
@@ -397,11 +394,10 @@ layer(makeTestApp(), { timeout: 180_000, excludeTestServices: true })("recurring
         Effect.provideService(BillingWorkerSettings, { intervalMs: DAY_MS, worker: false })
       )
       const clock = yield* billingTestClock(START, loop)
-      const asleep = Effect.gen(function* () {
-        for (let i = 0; Chunk.size(yield* clock.sleeps) === 0; i++) {
-          if (i > 600) return yield* Effect.dieMessage("the billing clock loop never went back to sleep (30 s)")
-          yield* Effect.sleep("50 millis")
-        }
+      const asleep = waitFor("the billing clock loop to go back to sleep", Effect.map(clock.sleeps, Chunk.size), {
+        until: (n) => n > 0,
+        timeoutMs: 30_000,
+        intervalMs: 50
       })
       // One day on: the loop's next pass is due exactly then, so it runs at the new billing time.
       const day = Effect.gen(function* () {

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Schedule } from "effect"
+import { Effect } from "effect"
 import * as crypto from "node:crypto"
 import { deleteTopology } from "../../streams/JetStream.js"
 import { NatsLive } from "../../streams/Nats.js"
@@ -11,6 +11,7 @@ import { assertLedgerInvariant, createAccount, testTenant } from "../support/Pip
 import { freePort, type Service, startService, tempDir } from "../support/Processes.js"
 import { call } from "../support/TestApp.js"
 import { createScratchDatabase, databaseUrl, dropScratchDatabase } from "../support/TestDatabase.js"
+import { waitFor } from "../support/Wait.js"
 
 // Two service processes, each running the billing clock every 200 ms, on one database and one NATS prefix (issue 20:
 // "a second worker process ... opens each period exactly once and emits each event exactly once"). A tenant with 30
@@ -28,7 +29,6 @@ const stop = async (s: Service) => {
   if (!done) s.child.kill("SIGKILL")
 }
 
-const poll = Schedule.spaced("100 millis").pipe(Schedule.upTo("60 seconds"))
 /** Enough schedules that the two clocks' passes overlap. */
 const SCHEDULE_COUNT = 30
 const DUE_OFFSET = 20
@@ -90,19 +90,18 @@ describe("billing clock in two service processes", () => {
         const events = sql<{ id: number; eventType: string; index: number; scheduleId: string }>`SELECT id, event_type,
             (envelope->'data'->'period'->>'index')::int AS index, envelope->'data'->>'scheduleId' AS schedule_id
           FROM outbox WHERE tenant_id = ${t.tenantId} AND event_type LIKE 'billing.period.%' ORDER BY id`
-        const waitFor = (what: string, count: Effect.Effect<number, unknown>, n: number) =>
-          count.pipe(Effect.filterOrFail((got) => got >= n, (got) => new Error(`${what}: ${got} of ${n}`)), Effect.retry(poll), Effect.orDie)
+        const atLeast = (n: number) => ({ until: (got: number) => got >= n, timeoutMs: 60_000, intervalMs: 100 })
 
         // Jump 1: six months and an hour on (periods 1 to 7 have started). Both clocks race to open them.
         yield* advanceTo(seventh.startMs)
-        yield* waitFor("periods", periodCount, SCHEDULE_COUNT * 7)
-        yield* waitFor("due and overdue of periods 1 to 6", Effect.map(events, (e) => e.length), SCHEDULE_COUNT * 6 * 2)
+        yield* waitFor("periods", periodCount, atLeast(SCHEDULE_COUNT * 7))
+        yield* waitFor("due and overdue of periods 1 to 6", Effect.map(events, (e) => e.length), atLeast(SCHEDULE_COUNT * 6 * 2))
         const open = yield* call("GET", `${SCHEDULES}/${ids[0]}/periods?take=100`, { token: t.token })
         expect(open.body.data.map((p: any) => p.status)).toEqual(["Open", ...Array<string>(6).fill("Overdue")])
         // Jump 2: past the seventh period's due date (due and overdue at once; no period opens). Only the row locks keep
         // the two clocks from both sending these: no unique index stands behind an event.
         yield* advanceTo(seventh.overdueAtMs)
-        yield* waitFor("due and overdue of periods 1 to 7", Effect.map(events, (e) => e.length), SCHEDULE_COUNT * 7 * 2)
+        yield* waitFor("due and overdue of periods 1 to 7", Effect.map(events, (e) => e.length), atLeast(SCHEDULE_COUNT * 7 * 2))
         // Several more passes of both clocks (200 ms each) before the counts: still nothing twice.
         yield* Effect.sleep("1500 millis")
 

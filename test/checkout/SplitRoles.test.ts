@@ -9,6 +9,7 @@ import { NatsLive } from "../../streams/Nats.js"
 import { eventBody } from "../support/Pipeline.js"
 import { childEnv, freePort, http, REPO_ROOT, SERVICE_NODE_FLAGS, type Service, startService, tempDir } from "../support/Processes.js"
 import { createScratchDatabase, databaseUrl, dropScratchDatabase } from "../support/TestDatabase.js"
+import { waitForPromise } from "../support/Wait.js"
 import { openSse } from "./SseClient.js"
 
 // Live checkout across processes (the issue's "Must show"): an API-only process (SERVICE_ROLE=api) streams the
@@ -17,13 +18,6 @@ import { openSse } from "./SseClient.js"
 
 const NATS_URL = process.env.TEST_NATS_URL ?? "127.0.0.1:4222"
 
-const waitFor = async (what: string, check: () => boolean, output: () => string, ms = 60_000) => {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${output()}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 /** A SERVICE_ROLE=worker process (no HTTP): started, and ready once it says so. */
 const startWorker = async (vars: Record<string, string>) => {
@@ -34,7 +28,7 @@ const startWorker = async (vars: Record<string, string>) => {
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()))
   child.stderr!.on("data", (d: Buffer) => (out += d.toString()))
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()))
-  await waitFor("the worker to run", () => /collections worker running/.test(out) || child.exitCode !== null, () => out, 120_000)
+  await waitForPromise("the worker to run", () => /collections worker running/.test(out) || child.exitCode !== null, { timeoutMs: 120_000, intervalMs: 50, detail: () => out })
   if (child.exitCode !== null) throw new Error(`the worker exited:\n${out}`)
   return { child, output: () => out, exited }
 }

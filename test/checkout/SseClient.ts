@@ -2,6 +2,7 @@
  * A small Server-Sent Events reader for the checkout tests: `fetch` over real HTTP and a parser of the `event:`,
  * `id:`, `data:` and `retry:` fields and `:` comments, block by block, as a browser's EventSource reads them.
  */
+import { waitForPromise } from "../support/Wait.js"
 
 export interface SseBlock {
   readonly event?: string
@@ -50,8 +51,6 @@ export const parseBlock = (text: string): SseBlock => {
   }
   return block
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Opens `url` as an event stream (optionally with `Last-Event-ID`) and reads it in the background. */
 export const openSse = async (url: string, options: { lastEventId?: string; headers?: Record<string, string> } = {}): Promise<SseStream> => {
@@ -105,11 +104,7 @@ export const openSse = async (url: string, options: { lastEventId?: string; head
     heartbeats: () => blocks.filter((b) => b.comment === "heartbeat").length,
     ended: () => done,
     until: async (what, check, ms = 30_000) => {
-      const deadline = Date.now() + ms
-      while (!check(stream)) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; read so far:\n${raw}`)
-        await sleep(20)
-      }
+      await waitForPromise(what, () => check(stream), { timeoutMs: ms, intervalMs: 20, detail: () => `read so far:\n${raw}` })
       return events()
     },
     eventCount: (n, ms) => stream.until(`${n} events`, () => events().length >= n, ms),

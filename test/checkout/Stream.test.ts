@@ -1,10 +1,11 @@
 import { HttpServer } from "@effect/platform"
 import { expect, layer } from "@effect/vitest"
-import { Clock, Deferred, Effect, Option, Schedule, TestClock, TestContext } from "effect"
+import { Clock, Deferred, Effect, Option, TestClock, TestContext } from "effect"
 import { CheckoutClock } from "../../services/checkout/Checkout.js"
 import { expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { createAccount, sendSigned, type Tenant, testTenant, waitForTransactions } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 import { DIRECTORY, waitForTransfer } from "../transfers/support.js"
 import { openSse, type SseStream } from "./SseClient.js"
 
@@ -241,12 +242,11 @@ layer(makeTestApp({ checkout: { heartbeatMs: 200 } }), { timeout: 60_000, exclud
 layer(makeTestApp({ checkout: { maxStreams: 3, maxStreamsPerToken: 2 } }), { timeout: 60_000, excludeTestServices: true })("checkout stream bounds", (it) => {
   /** Opens streams until one is admitted (a closed stream's slot is freed once the server notices), bounded. */
   const admittedAgain = (streamUrl: string) =>
-    Effect.flatMap(baseUrl, (base) => Effect.promise(() => openSse(`${base}${streamUrl}`))).pipe(
-      Effect.filterOrFail((s) => s.status === 200, (s) => new Error(`still ${s.status} ${JSON.stringify(s.body)}`)),
-      Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("20 seconds"))),
-      Effect.orDie,
-      Effect.tap((s) => Effect.addFinalizer(() => Effect.sync(() => s.close())))
-    )
+    waitFor("a stream admitted again", Effect.flatMap(baseUrl, (base) => Effect.promise(() => openSse(`${base}${streamUrl}`))), {
+      until: (s) => s.status === 200,
+      timeoutMs: 20_000,
+      intervalMs: 50
+    }).pipe(Effect.tap((s) => Effect.addFinalizer(() => Effect.sync(() => s.close()))))
 
   it.scoped("per token: over maxStreamsPerToken is 429 too_many_streams; a closed stream frees its slot", () =>
     Effect.gen(function* () {

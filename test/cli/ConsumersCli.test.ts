@@ -3,7 +3,8 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import * as crypto from "node:crypto"
 import { Outbox } from "../../services/outbox/Outbox.js"
-import { BUILT_IN, ConsumerRegistry, type Subscription } from "../../services/outbox/Registry.js"
+import { ConsumerRegistry, type Subscription } from "../../services/outbox/Registry.js"
+import { BUILT_IN } from "../../services/Capabilities.js"
 import { type Consumer, makeConsumerRunner } from "../../services/outbox/Runner.js"
 import { relayConsumer } from "../../services/outbox/OutboxRelay.js"
 import { InProcessReconciledBusLive } from "../../streams/ReconciledBus.js"
@@ -11,10 +12,11 @@ import { runCli, tempDir } from "../support/Processes.js"
 import { TestSql } from "../support/TestApp.js"
 import { TestDatabaseUrl } from "../support/TestDatabase.js"
 import { shown } from "../support/CliRuns.js"
+import { sampleEvent } from "../support/EventSamples.js"
 
 const TEST_TIMEOUT_MS = 180_000
 
-const CLI_TEST: Subscription = { name: "test-cli", eventTypes: ["test.cli"] }
+const CLI_TEST: Subscription = { name: "test-cli", eventTypes: ["transfer.reversed"] }
 
 /** A migrated database, and the real Outbox with a test consumer registered beside the built-in ones. */
 const Live = Layer.mergeAll(Outbox.Default, InProcessReconciledBusLive).pipe(
@@ -32,7 +34,7 @@ layer(Live, { timeout: 120_000, excludeTestServices: true })("collections consum
       const sql = yield* SqlClient.SqlClient
       const tenantId = `ten_${crypto.randomBytes(12).toString("hex")}`
       const events = yield* Effect.flatMap(Outbox, (o) =>
-        o.stage([0, 1].map((i) => ({ tenantId, mode: "test" as const, type: "test.cli", subjectKey: `acct-${i}`, data: { i } })))
+        o.stage([0, 1].map((i) => ({ tenantId, mode: "test" as const, subjectKey: `acct-${i}`, ...sampleEvent("transfer.reversed") })))
       )
       const handled: Array<string> = []
       let failing = true

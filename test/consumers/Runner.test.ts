@@ -3,22 +3,32 @@ import { expect, layer } from "@effect/vitest"
 import { Duration, Effect, Exit, Layer, Schedule, Scope } from "effect"
 import * as crypto from "node:crypto"
 import { Outbox, type StagedEvent } from "../../services/outbox/Outbox.js"
+import type { EventType } from "../../src/contract/Events.js"
+import { sampleEvent } from "../support/EventSamples.js"
 import { pgClientLayer } from "../../src/db/Database.js"
 import { ConsumerDeadLetters } from "../../services/outbox/DeadLetters.js"
-import { BUILT_IN, ConsumerRegistry, type Subscription } from "../../services/outbox/Registry.js"
-import { type ConsumedEvent, type Consumer, ConsumerRunnerLive, makeConsumerRunner, type RunnerOptions } from "../../services/outbox/Runner.js"
+import { ConsumerRegistry, type Subscription } from "../../services/outbox/Registry.js"
+import { BUILT_IN } from "../../services/Capabilities.js"
+import {
+  type ConsumedEvent, type Consumer, ConsumerRunnerLive, type DecodedEvent, makeConsumerRunner, type RunnerOptions
+} from "../../services/outbox/Runner.js"
 import { createAccount, sendSigned, testTenant, waitForTransactions } from "../support/Pipeline.js"
 import { makeTestApp } from "../support/TestApp.js"
 import { TestDatabaseUrl } from "../support/TestDatabase.js"
-import { eventually, realSleep } from "../support/Webhooks.js"
+import { realSleep } from "../support/Webhooks.js"
+import { waitFor } from "../support/Wait.js"
 
 // Test-only consumers, registered beside the relay and the webhook stager, each for the types it wants.
 const FLAKY: Subscription = { name: "test-flaky", eventTypes: ["deposit.reconciled"] }
-const ORDERED: Subscription = { name: "test-ordered", eventTypes: ["test.ordered"] }
-const BATCHY: Subscription = { name: "test-batchy", eventTypes: ["test.batch"] }
+// Public types that no built-in consumer but the relay and the stager reads (src/contract/Events.ts), with sample data.
+const ORDERED: Subscription = { name: "test-ordered", eventTypes: ["transfer.successful"] }
+const BATCHY: Subscription = { name: "test-batchy", eventTypes: ["transfer.failed"] }
+const DECODING: Subscription = { name: "test-decoding", eventTypes: ["refund.sent"] }
+
+const DECODING_TYPES = ["refund.sent"] as const
 
 /** The real service with its workers (reconciler, relay, webhook stager), with the test consumers registered. */
-const App = makeTestApp().pipe(Layer.provide(Layer.succeed(ConsumerRegistry, [...BUILT_IN, FLAKY, ORDERED, BATCHY])))
+const App = makeTestApp().pipe(Layer.provide(Layer.succeed(ConsumerRegistry, [...BUILT_IN, FLAKY, ORDERED, BATCHY, DECODING])))
 
 /** Compressed retries: 40 ms, 80 ms, 160 ms, ... */
 const FAST: Partial<RunnerOptions> = { pollMs: 20, retry: Schedule.exponential("40 millis", 2), maxAttempts: 4 }
@@ -71,9 +81,9 @@ layer(App, { timeout: 180_000, excludeTestServices: true })("consumer runner", (
       const tenantId = `ten_${crypto.randomBytes(12).toString("hex")}`
       const rows = yield* sql.withTransaction(
         Effect.gen(function* () {
-          const event = (type: string): StagedEvent => ({ tenantId, mode: "test", type, subjectKey: "acct-1", data: {} })
+          const event = (type: EventType): StagedEvent => ({ tenantId, mode: "test", subjectKey: "acct-1", ...sampleEvent(type) })
           yield* stage([
-            event("deposit.reconciled"), event("test.ordered"), event("transaction.reviewed"), event("internal.automation.fired"),
+            event("deposit.reconciled"), event("transfer.successful"), event("transaction.reviewed"), event("internal.automation.fired"),
             event("internal.insights.account")
           ])
           return yield* sql<{ eventType: string; consumer: string }>`
@@ -89,9 +99,9 @@ layer(App, { timeout: 180_000, excludeTestServices: true })("consumer runner", (
         { eventType: "deposit.reconciled", consumer: "relay" },
         { eventType: "deposit.reconciled", consumer: "test-flaky" },
         { eventType: "deposit.reconciled", consumer: "webhooks" },
-        { eventType: "test.ordered", consumer: "relay" },
-        { eventType: "test.ordered", consumer: "test-ordered" },
-        { eventType: "test.ordered", consumer: "webhooks" },
+        { eventType: "transfer.successful", consumer: "relay" },
+        { eventType: "transfer.successful", consumer: "test-ordered" },
+        { eventType: "transfer.successful", consumer: "webhooks" },
         { eventType: "transaction.reviewed", consumer: "billing" },
         { eventType: "transaction.reviewed", consumer: "insights" },
         { eventType: "transaction.reviewed", consumer: "relay" },
@@ -106,7 +116,7 @@ layer(App, { timeout: 180_000, excludeTestServices: true })("consumer runner", (
       yield* setup
       const sql = yield* SqlClient.SqlClient
       const tenantId = `ten_${crypto.randomBytes(12).toString("hex")}`
-      const events = yield* stage(Array.from({ length: 10 }, (_, i) => ({ tenantId, mode: "test" as const, type: "test.batch", subjectKey: `acct-${i}`, data: { i } })))
+      const events = yield* stage(Array.from({ length: 10 }, (_, i) => ({ tenantId, mode: "test" as const, subjectKey: `acct-${i}`, ...sampleEvent("transfer.failed") })))
       const poison = events[4]!.id
       let batchesSeen = 0
       const consumer: Consumer<SqlClient.SqlClient> = {
@@ -130,6 +140,49 @@ layer(App, { timeout: 180_000, excludeTestServices: true })("consumer runner", (
       expect(dead).toMatchObject({ attempts: 1, lastError: "Error: cannot handle this one" })
       const left = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox_pending WHERE consumer = ${BATCHY.name}`
       expect(left[0]!.n).toBe(0)
+    }))
+
+  it.effect("a malformed event (its data does not decode) is dead-lettered at once with the decode message; the next one is handled", () =>
+    Effect.gen(function* () {
+      yield* setup
+      const sql = yield* SqlClient.SqlClient
+      const tenantId = `ten_${crypto.randomBytes(12).toString("hex")}`
+      // Bypassing the typed stage: a row whose data misses a field and has a number for a string, pending for the consumer.
+      const badId = `evt_bad_${crypto.randomBytes(6).toString("hex")}`
+      const envelope = { id: badId, type: "refund.sent", createdAt: new Date().toISOString(), mode: "test", data: { depositReference: "dep-1", transfer: { merchantTxRef: 42 } } }
+      const [bad] = yield* sql<{ id: number }>`
+        INSERT INTO outbox (event_id, tenant_id, mode, event_type, subject_key, envelope)
+        VALUES (${badId}, ${tenantId}, 'test', 'refund.sent', 'acct-1', ${JSON.stringify(envelope)}::json) RETURNING id`
+      yield* sql`INSERT INTO outbox_pending (consumer, outbox_id) VALUES (${DECODING.name}, ${bad!.id})`
+      // Then a good one on the same account, through the outbox.
+      const [good] = yield* stage([{ tenantId, mode: "test", subjectKey: "acct-1", ...sampleEvent("refund.sent") }])
+
+      const seen: Array<DecodedEvent<"refund.sent">> = []
+      const handle = (es: ReadonlyArray<DecodedEvent<"refund.sent">>) =>
+        Effect.gen(function* () {
+          seen.push(...es)
+          yield* record(DECODING.name, "a", es)
+        })
+      const consumer: Consumer<SqlClient.SqlClient, "refund.sent"> = { ...DECODING, decode: DECODING_TYPES, handle }
+      const runner = yield* makeConsumerRunner(consumer, { ...FAST, maxAttempts: 4 })
+      expect(yield* runner.pass).toEqual({ claimed: 2, handled: 1, failed: 1 })
+
+      // The handler saw only the good event, its data decoded.
+      expect(seen.map((e) => e.eventId)).toEqual([good!.id])
+      expect(seen[0]!.data.transfer.merchantTxRef).toBe("rfd-1")
+      expect((yield* handledRows(DECODING.name)).map((h) => h.eventId)).toEqual([good!.id])
+      // Dead-lettered on its first attempt (it would never decode), with what is wrong.
+      const deadLetters = yield* ConsumerDeadLetters.pipe(Effect.provide(ConsumerDeadLetters.Default))
+      const [dead] = yield* deadLetters.list({ consumer: DECODING.name })
+      expect(dead).toMatchObject({ consumer: DECODING.name, eventId: badId, eventType: "refund.sent", attempts: 1 })
+      expect(dead!.lastError).toMatch(/^refund\.sent event does not decode: /)
+      expect(dead!.lastError).toMatch(/\["accountRef"\][\s\S]*is missing/)
+      const left = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox_pending WHERE consumer = ${DECODING.name}`
+      expect(left[0]!.n).toBe(0)
+      // A replayed malformed event is dead-lettered again, at once.
+      yield* deadLetters.replay(String(dead!.id))
+      expect(yield* runner.pass).toEqual({ claimed: 1, handled: 0, failed: 1 })
+      expect(yield* deadLetters.list({ consumer: DECODING.name })).toMatchObject([{ eventId: badId, attempts: 1 }])
     }))
 
   it.effect(
@@ -168,41 +221,39 @@ layer(App, { timeout: 180_000, excludeTestServices: true })("consumer runner", (
         // Retried with backoff: attempts and the error are on its pending row, the next attempt in the future.
         const failedRow = sql<{ attempts: number; lastError: string | null; nextAttemptAt: Date | null }>`
           SELECT attempts, last_error, next_attempt_at FROM outbox_pending WHERE consumer = ${FLAKY.name} AND outbox_id = ${poison!.id}`
-        yield* eventually("a recorded failure", Effect.map(failedRow, (r) => (r[0]?.attempts ?? 0) >= 1))
+        yield* waitFor("a recorded failure", failedRow, { until: (r) => (r[0]?.attempts ?? 0) >= 1, timeoutMs: 30_000 })
         const [retrying] = yield* failedRow
         expect(retrying!.lastError).toBe("Error: flaky consumer refuses 131313 kobo")
         // Meanwhile B's events are handled; A's later events wait behind the retrying one (per-account order).
-        yield* eventually("B's events", Effect.map(handledRows(FLAKY.name), (rows) => rows.filter((r) => r.accountKey === b.accountRef).length === 2))
+        yield* waitFor("B's events", handledRows(FLAKY.name), { until: (rows) => rows.filter((r) => r.accountKey === b.accountRef).length === 2, timeoutMs: 30_000 })
         const whileRetrying = yield* handledRows(FLAKY.name)
         expect(whileRetrying.filter((r) => r.accountKey === a.accountRef)).toEqual([])
 
         // Dead-lettered after 4 attempts, then A's later events go, in order.
         const deadLetters = yield* ConsumerDeadLetters.pipe(Effect.provide(ConsumerDeadLetters.Default))
-        yield* eventually("the dead letter", Effect.map(deadLetters.list({ consumer: FLAKY.name }), (l) => l.length === 1), 30_000)
+        yield* waitFor("the dead letter", deadLetters.list({ consumer: FLAKY.name }), { until: (l) => l.length === 1, timeoutMs: 30_000 })
         const [dead] = yield* deadLetters.list({ consumer: FLAKY.name })
         expect(dead).toMatchObject({ consumer: FLAKY.name, eventId: poison!.eventId, attempts: 4, lastError: "Error: flaky consumer refuses 131313 kobo" })
         expect(yield* failedRow).toEqual([])
-        yield* eventually("A's later events", Effect.map(handledRows(FLAKY.name), (rows) => rows.filter((r) => r.accountKey === a.accountRef).length === 2))
+        yield* waitFor("A's later events", handledRows(FLAKY.name), { until: (rows) => rows.filter((r) => r.accountKey === a.accountRef).length === 2, timeoutMs: 30_000 })
 
         // The reconciler went on all along: a new deposit now is reconciled and handled.
         expect((yield* sendSigned(t, { accountNumber: a.nuban, amountKobo: 50_000 })).status).toBe(200)
         yield* waitForTransactions(t.tenantId, 6)
-        yield* eventually("the new deposit", Effect.map(handledRows(FLAKY.name), (rows) => rows.filter((r) => r.accountKey === a.accountRef).length === 3))
+        yield* waitFor("the new deposit", handledRows(FLAKY.name), { until: (rows) => rows.filter((r) => r.accountKey === a.accountRef).length === 3, timeoutMs: 30_000 })
 
         // The relay and the webhook stager handled every event, the poison included.
-        yield* eventually(
+        yield* waitFor(
           "the relay and the stager",
-          Effect.map(
-            sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
-              WHERE o.tenant_id = ${t.tenantId} AND p.consumer IN ('relay', 'webhooks')`,
-            (r) => r[0]!.n === 0
-          )
+          sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
+            WHERE o.tenant_id = ${t.tenantId} AND p.consumer IN ('relay', 'webhooks')`,
+          { until: (r) => r[0]!.n === 0, timeoutMs: 30_000 }
         )
 
         // Replayed once it can succeed: handled exactly once, and no longer a dead letter.
         failing = false
         yield* deadLetters.replay(String(dead!.id))
-        yield* eventually("the replayed event", Effect.map(handledRows(FLAKY.name), (rows) => rows.some((r) => r.eventId === poison!.eventId)))
+        yield* waitFor("the replayed event", handledRows(FLAKY.name), { until: (rows) => rows.some((r) => r.eventId === poison!.eventId), timeoutMs: 30_000 })
         yield* realSleep(300)
         const after = yield* handledRows(FLAKY.name)
         expect(after.filter((r) => r.eventId === poison!.eventId)).toHaveLength(1)
@@ -242,19 +293,19 @@ layer(App, { timeout: 180_000, excludeTestServices: true })("consumer runner", (
       const ROUNDS = 8
       for (let round = 0; round < ROUNDS; round++) {
         yield* stage(Array.from({ length: 5 * KEYS.length }, (_, i) => ({
-          tenantId, mode: "test" as const, type: "test.ordered", subjectKey: KEYS[i % KEYS.length]!, data: { round, i }
+          tenantId, mode: "test" as const, subjectKey: KEYS[i % KEYS.length]!, ...sampleEvent("transfer.successful")
         })))
         yield* realSleep(15)
       }
       const total = ROUNDS * 5 * KEYS.length
       const mine = Effect.map(handledRows(ORDERED.name), (rows) => rows.filter((r) => KEYS.includes(r.accountKey)))
       // The other accounts finish while "slow" still waits to retry its first event.
-      yield* eventually("the other accounts", Effect.map(mine, (rows) => rows.filter((r) => r.accountKey !== "slow").length >= total - total / KEYS.length))
+      yield* waitFor("the other accounts", mine, { until: (rows) => rows.filter((r) => r.accountKey !== "slow").length >= total - total / KEYS.length, timeoutMs: 30_000 })
       const early = yield* mine
       expect(early.filter((r) => r.accountKey === "slow")).toEqual([])
       expect(slowFailures).toBeGreaterThan(1)
       slowMayGo = true
-      yield* eventually("every event", Effect.map(mine, (rows) => rows.length >= total), 60_000)
+      yield* waitFor("every event", mine, { until: (rows) => rows.length >= total, timeoutMs: 60_000 })
       yield* one.stop
       yield* two.stop
 

@@ -7,6 +7,8 @@ import * as path from "node:path"
 
 const FILES = [
   "services/copilot/Copilot.ts", "services/copilot/CopilotReads.ts", "services/copilot/LanguageModel.ts",
+  "services/copilot/AccountAnswers.ts", "services/copilot/DepositAnswers.ts", "services/copilot/MoneyOutAnswers.ts",
+  "services/copilot/InsightAnswers.ts",
   "src/http/handlers/CopilotHandlers.ts"
 ]
 

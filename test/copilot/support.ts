@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { expect } from "@effect/vitest"
-import { Effect, Schedule } from "effect"
+import { Effect } from "effect"
 import { approve, expectStatus } from "../support/ApiHelpers.js"
 import { createAccount, sendSigned, testTenant, waitForTransactions } from "../support/Pipeline.js"
 import { apiToken, call } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 import { DIRECTORY, waitForTransfer } from "../transfers/support.js"
 
 // The copilot's fixture: one tenant's test-mode book with known names, references and amounts (every figure the tests
@@ -23,15 +24,13 @@ const deposit = (t: { merchantId: string; webhookSecret: string; tenantId: strin
 
 /** Waits until no consumer has work left on the tenants' events (the insight roll-ups included); bounded at 30 s. */
 export const consumersDrained = (tenantIds: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
-      WHERE o.tenant_id IN ${sql.in(tenantIds)}`.pipe(
-      Effect.map((r) => r[0]!.n),
-      Effect.filterOrFail((n) => n === 0, (n) => new Error(`${n} outbox rows still pending`)),
-      Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("30 seconds")))
-    )
-  }).pipe(Effect.orDie)
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    waitFor(
+      "no outbox row left pending",
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
+        WHERE o.tenant_id IN ${sql.in(tenantIds)}`.pipe(Effect.map((r) => r[0]!.n)),
+      { until: (n) => n === 0, timeoutMs: 30_000 }
+    )).pipe(Effect.asVoid)
 
 export const seedBook = Effect.gen(function* () {
   const t = yield* testTenant
@@ -83,11 +82,10 @@ export const seedBook = Effect.gen(function* () {
   expectStatus(run, 200)
   expect(run.body.settledCount).toBe(3)
   const settlementIds = (run.body.data as Array<{ id: string }>).map((x) => x.id)
-  yield* call("GET", "/api/v1/settlements", { token: t.token }).pipe(
-    Effect.filterOrFail((r) => r.body.data.length === 3 && r.body.data.every((x: { status: string }) => x.status === "Paid"), () => new Error("settlements not paid yet")),
-    Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("20 seconds"))),
-    Effect.orDie
-  )
+  yield* waitFor("the 3 settlements to be paid", call("GET", "/api/v1/settlements", { token: t.token }), {
+    until: (r) => r.body.data.length === 3 && r.body.data.every((x: { status: string }) => x.status === "Paid"),
+    timeoutMs: 20_000
+  })
 
   // Tenant B, test mode: a distinctive customer with money in.
   const b = yield* testTenant

@@ -10,6 +10,7 @@ import { shown } from "../support/CliRuns.js"
 import { runCli } from "../support/Processes.js"
 import { TestDatabaseUrl } from "../support/TestDatabase.js"
 import { makeTestApp } from "../support/TestApp.js"
+import { waitFor as untilWithin } from "../support/Wait.js"
 import { assertSelfContained, axe, click, fill, fitsWidth, go, heading, openContext, PHONE, shot, text } from "./Driver.js"
 
 /**
@@ -213,15 +214,18 @@ layer(makeTestApp(), { timeout: 300_000, excludeTestServices: true })("the dashb
 
       // Insights drawn as charts (needs the insights endpoints from main).
       // The roll-ups behind the insights are kept by a consumer: look again until the customers are in.
-      for (let i = 0; i < 20; i++) {
-        yield* go(page, "#/")
-        yield* heading(page, "Home")
-        yield* go(page, "#/insights")
-        yield* heading(page, "Insights")
-        yield* pw("settle", () => page.waitForLoadState("networkidle"))
-        if ((yield* pw("customers in", () => page.getByText("Chiamaka Obi").count())) > 0) break
-        yield* Effect.sleep("500 millis")
-      }
+      yield* untilWithin(
+        "the customers in the insights",
+        Effect.gen(function* () {
+          yield* go(page, "#/")
+          yield* heading(page, "Home")
+          yield* go(page, "#/insights")
+          yield* heading(page, "Insights")
+          yield* pw("settle", () => page.waitForLoadState("networkidle"))
+          return yield* pw("customers in", () => page.getByText("Chiamaka Obi").count())
+        }),
+        { until: (n) => n > 0, timeoutMs: 30_000, intervalMs: 500 }
+      )
       yield* axe(page, "insights")
       yield* waitFor(page, "#chart-collection-rate svg rect.bar")
       yield* waitFor(page, "#chart-aging rect.bar")

@@ -3,6 +3,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { keepTableStatsOnce, keeperStatisticsTarget, upkeepFor, YOUNG_TABLE_ROWS } from "../../src/db/TableStats.js"
 import { TestSql } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 
 describe("upkeepFor (autovacuum's default thresholds)", () => {
   const table = { table: "t", reltuples: 1000, modifiedSinceAnalyze: 0, deadTuples: 0, autovacuum: true }
@@ -31,16 +32,13 @@ describe("keeperStatisticsTarget", () => {
 
 /** Waits until this table's statistics show `enough` (a backend publishes its counters about once a second). */
 const statsShow = (table: string, enough: (s: { modified: number; dead: number }) => boolean) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    for (let i = 0; i < 150; i++) {
-      const [s] = yield* sql<{ modified: number; dead: number }>`
-        SELECT n_mod_since_analyze::bigint AS modified, n_dead_tup::bigint AS dead FROM pg_stat_user_tables WHERE relname = ${table}`
-      if (s && enough(s)) return
-      yield* Effect.sleep("100 millis")
-    }
-    throw new Error(`the statistics of ${table} did not catch up`)
-  })
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    waitFor(
+      `the statistics of ${table} to catch up`,
+      Effect.map(sql<{ modified: number; dead: number }>`
+        SELECT n_mod_since_analyze::bigint AS modified, n_dead_tup::bigint AS dead FROM pg_stat_user_tables WHERE relname = ${table}`, (r) => r[0]),
+      { until: (s) => s !== undefined && enough(s), timeoutMs: 15_000, intervalMs: 100 }
+    )).pipe(Effect.asVoid)
 
 layer(TestSql, { timeout: 60_000, excludeTestServices: true })("the table statistics keeper on the real Postgres", (it) => {
   it.effect("analyzes a table that filled up, and a lookup by the unique key then plans on the unique index", () =>

@@ -7,6 +7,7 @@ import { createScratchDatabase, databaseUrl, dropScratchDatabase } from "../supp
 import { NAMES, tcpProxy, type TcpProxy } from "../support/Resilience.js"
 import { ownNatsServer, type OwnNatsServer } from "../support/NatsServer.js"
 import { call, makeTestApp } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 
 class Server extends Context.Tag("test/OwnNatsServer")<Server, OwnNatsServer>() {}
 class Proxy extends Context.Tag("test/NatsProxy")<Proxy, TcpProxy>() {}
@@ -52,12 +53,8 @@ const expectNotReady = Effect.gen(function* () {
 })
 
 const expectReady = Effect.gen(function* () {
-  for (let i = 0; i < 100; i++) {
-    const ready = yield* call("GET", "/readyz")
-    if (ready.status === 200) return expect(ready.body).toEqual({ status: "ready", database: "ok", bus: "jetstream" })
-    yield* Effect.sleep("100 millis")
-  }
-  throw new Error("/readyz never became ready")
+  const ready = yield* waitFor("/readyz to answer 200", call("GET", "/readyz"), { until: (r) => r.status === 200, timeoutMs: 10_000, intervalMs: 100 })
+  expect(ready.body).toEqual({ status: "ready", database: "ok", bus: "jetstream" })
 })
 
 /** The app on its own nats-server, which is NOT running when the app starts. */
@@ -119,7 +116,7 @@ layer(AppWhoseNatsDiesAtStart, { timeout: 120_000, excludeTestServices: true })(
     Effect.gen(function* () {
       const proxy = yield* Proxy
       // NATS was reached, and died at the first JetStream request.
-      for (let i = 0; i < 100 && !(yield* proxy.tripped); i++) yield* Effect.sleep("50 millis")
+      yield* waitFor("the proxy to NATS to be cut", proxy.tripped, { timeoutMs: 5_000, intervalMs: 50 })
       expect(yield* proxy.tripped).toBe(true)
       yield* expectNotReady
       const t = yield* testTenant
@@ -152,11 +149,7 @@ describe("the service process (SERVICE_ROLE=all, reconciler on its worker thread
         yield* Effect.sleep("2 seconds")
         expect(service.child.exitCode).toBe(null) // still running: NATS is no reason to stop
         yield* server.start
-        let ready = notReady
-        for (let i = 0; i < 100 && ready.status !== 200; i++) {
-          yield* Effect.sleep("100 millis")
-          ready = yield* probe("/readyz")
-        }
+        const ready = yield* waitFor("/readyz to answer 200", probe("/readyz"), { until: (r) => r.status === 200, timeoutMs: 10_000, intervalMs: 100 })
         expect(ready.body).toEqual({ status: "ready", database: "ok", bus: "jetstream" })
         service.child.kill("SIGTERM")
         const exit = yield* Effect.promise(() => Promise.race([service.exited, new Promise<"hung">((r) => setTimeout(() => r("hung"), 30_000))]))

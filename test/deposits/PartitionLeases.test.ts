@@ -5,12 +5,13 @@ import * as crypto from "node:crypto"
 import { Inbox } from "../../services/deposits/Inbox.js"
 import { Reconciler } from "../../services/deposits/Reconciler.js"
 import { decodeEnvelope, isDecoded } from "../../streams/DepositBus.js"
-import { replayFrom } from "../../streams/JetStream.js"
+import { replayFrom } from "../../streams/Consume.js"
 import { type Claim, LeaseLost, makePartitionLeases } from "../../streams/PartitionLeases.js"
 import { ReconcilerWorkersLive } from "../../services/deposits/ReconcilerWorkers.js"
 import { streamNames } from "../../streams/Topology.js"
 import { assertLedgerInvariant, createAccount, eventBody, sendSigned, testTenant, waitForInboxDrained, waitForTransactions } from "../support/Pipeline.js"
-import { appTopology, eventually, NAMES, TestNatsLive } from "../support/Resilience.js"
+import { appTopology, NAMES, TestNatsLive } from "../support/Resilience.js"
+import { waitFor } from "../support/Wait.js"
 import { makeTestApp } from "../support/TestApp.js"
 
 /*
@@ -134,10 +135,10 @@ layer(makeTestApp({ workers: false, config: { reconcilerLeaseMs: LEASE_MS } }).p
         const owners = sql<{ owner: string; n: number }>`
           SELECT owner, count(*)::int AS n FROM reconciler_partitions WHERE stream = ${stream} AND owner IS NOT NULL GROUP BY owner ORDER BY owner`
         const shares = (expected: ReadonlyArray<number>) =>
-          eventually(owners.pipe(Effect.filterOrFail(
-            (rows) => JSON.stringify(rows.map((r) => r.n).sort()) === JSON.stringify(expected),
-            (rows) => new Error(`partitions by owner: ${JSON.stringify(rows)}`)
-          )), "20 seconds")
+          waitFor(`partitions by owner to be ${JSON.stringify(expected)}`, owners, {
+            until: (rows) => JSON.stringify(rows.map((r) => r.n).sort()) === JSON.stringify(expected),
+            timeoutMs: 20_000
+          })
 
         // Two reconcilers in this process, each with leases of its own, as two worker processes have.
         const first = yield* Scope.make()

@@ -5,20 +5,12 @@ import * as crypto from "node:crypto"
 import { Inbox } from "../../services/deposits/Inbox.js"
 import { INBOX_RECONCILED } from "../../services/deposits/DepositRows.js"
 import { TestSql } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 
-/** Real-time polling (the database answers in real time; the Effect clock here is the TestClock). */
-const until = <A>(what: string, check: Effect.Effect<A | undefined>) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 200; i++) {
-      const found = yield* check
-      if (found !== undefined) return found
-      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 25)))
-    }
-    return yield* Effect.dieMessage(`timed out waiting for ${what}`)
-  })
+// The waits poll on the wall clock (the database answers in real time; the Effect clock here is the TestClock): 5 s.
 
 /** Until the marks fiber is asleep on the TestClock, so moving the clock wakes it. */
-const asleep = until("the marks fiber to sleep", Effect.map(TestClock.sleeps(), (s) => (s.length > 0 ? true : undefined)))
+const asleep = waitFor("the marks fiber to sleep", Effect.map(TestClock.sleeps(), (s) => s.length), { until: (n) => n > 0, timeoutMs: 5_000 })
 
 // The receiver's published marks (services/deposits/Inbox.ts) on the real Postgres, with the marks fiber on the
 // TestClock: a row still unreconciled a second after its publish is marked; one published later waits for the
@@ -55,7 +47,7 @@ layer(TestSql)("the receiver's published marks", (it) => {
 
       // t = 1 s: the pass marks a (a second old); b (half a second old) goes back for the next pass; c is left alone.
       yield* TestClock.adjust("500 millis")
-      const aMarked = yield* until("a's mark", Effect.map(state(a!), (s) => (s.publishedAt !== null ? s : undefined)))
+      const aMarked = yield* waitFor("a's mark", state(a!), { until: (s) => s.publishedAt !== null, timeoutMs: 5_000 })
       expect(aMarked.reconciledAt).toBeNull()
       yield* asleep
       expect((yield* state(b!)).publishedAt).toBeNull()
@@ -63,7 +55,7 @@ layer(TestSql)("the receiver's published marks", (it) => {
 
       // t = 2 s: b is marked on the next pass.
       yield* TestClock.adjust("1 second")
-      const bMarked = yield* until("b's mark", Effect.map(state(b!), (s) => (s.publishedAt !== null ? s : undefined)))
+      const bMarked = yield* waitFor("b's mark", state(b!), { until: (s) => s.publishedAt !== null, timeoutMs: 5_000 })
       expect(bMarked.reconciledAt).toBeNull()
       expect(yield* state(c!)).toEqual(cReconciled)
     }))

@@ -4,11 +4,13 @@ import { Chunk, Effect, Layer, Stream } from "effect"
 import * as crypto from "node:crypto"
 import { Reconciler } from "../../services/deposits/Reconciler.js"
 import { decodeEnvelope, isDecoded } from "../../streams/DepositBus.js"
-import { publish, replayFrom } from "../../streams/JetStream.js"
+import { replayFrom } from "../../streams/Consume.js"
+import { publish } from "../../streams/Publish.js"
 import { DEFAULT_DEPOSIT_PARTITIONS } from "../../src/Config.js"
 import { depositSubject, streamNames } from "../../streams/Topology.js"
 import { assertLedgerInvariant, createAccount, sendSigned, sessionId, testTenant, waitForInboxDrained, waitForTransactions } from "../support/Pipeline.js"
-import { accountBalance, appTopology, eventually, NAMES, reconcilerInfo, snapshot, TestNatsLive, waitForConsumerIdle } from "../support/Resilience.js"
+import { accountBalance, appTopology, NAMES, reconcilerInfo, snapshot, TestNatsLive, waitForConsumerIdle } from "../support/Resilience.js"
+import { waitFor } from "../support/Wait.js"
 import { makeTestApp } from "../support/TestApp.js"
 
 /*
@@ -108,11 +110,11 @@ layer(makeTestApp().pipe(Layer.provideMerge(TestNatsLive)), { timeout: 120_000, 
         const ok = yield* sendSigned(t, { accountNumber: acct.nuban, amountKobo: 42_000, senderName: "NGOZI EZE" })
         expect(ok.body.result).toBe("processed")
 
-        const poison = yield* eventually(
+        const poison = yield* waitFor(
+          "2 poison rows",
           sql<{ source: string; streamSeq: number; reason: string; payload: string }>`
-            SELECT source, stream_seq, reason, payload FROM poison_messages WHERE stream_seq IN ${sql.in([garbage.seq, ghost.seq])} ORDER BY stream_seq`.pipe(
-            Effect.filterOrFail((rows) => rows.length === 2, (rows) => new Error(`${rows.length} of 2 poison rows`))
-          )
+            SELECT source, stream_seq, reason, payload FROM poison_messages WHERE stream_seq IN ${sql.in([garbage.seq, ghost.seq])} ORDER BY stream_seq`,
+          { until: (rows) => rows.length === 2, timeoutMs: 30_000 }
         )
         expect(poison[0]).toMatchObject({ source: "deposits:jetstream", streamSeq: garbage.seq, reason: "undecodable deposit message", payload: "{not json" })
         expect(poison[1]).toMatchObject({ source: "deposits:jetstream", streamSeq: ghost.seq })
@@ -174,14 +176,11 @@ layer(makeTestApp().pipe(Layer.provideMerge(TestNatsLive)), { timeout: 120_000, 
           (m) => publish(m.subject, m.data, `${m.headers?.get("Nats-Msg-Id") ?? m.seq}:replay:${crypto.randomUUID()}`),
           { concurrency: 16, discard: true }
         )
-        const info = yield* eventually(
-          reconcilerInfo(topology).pipe(
-            Effect.filterOrFail(
-              (i) => i.delivered.stream_seq >= lastBefore + deposits.length - 1 && i.num_pending === 0 && i.num_ack_pending === 0,
-              (i) => new Error(`replay not consumed yet: delivered ${i.delivered.stream_seq}, pending ${i.num_pending}, awaiting ack ${i.num_ack_pending}`)
-            )
-          )
-        )
+        const info = yield* waitFor("the replay to be consumed", reconcilerInfo(topology), {
+          until: (i) => i.delivered.stream_seq >= lastBefore + deposits.length - 1 && i.num_pending === 0 && i.num_ack_pending === 0,
+          timeoutMs: 30_000,
+          intervalMs: 100
+        })
         expect(info.num_redelivered).toBe(0)
         yield* Effect.sleep("500 millis")
         expect(yield* snapshot).toEqual(before)

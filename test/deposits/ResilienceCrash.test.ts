@@ -9,7 +9,8 @@ import { DEFAULT_DEPOSIT_PARTITIONS } from "../../src/Config.js"
 import { depositPartition, partitionConsumerConfig, partitionConsumerName, streamNames, type Topology } from "../../streams/Topology.js"
 import { WorkersLive } from "../../src/Services.js"
 import { assertLedgerInvariant, createAccount, sendSigned, testTenant } from "../support/Pipeline.js"
-import { accountBalance, appTopology, eventually, reconcilerInfo, snapshot, TestNatsLive, waitForConsumerIdle } from "../support/Resilience.js"
+import { accountBalance, appTopology, reconcilerInfo, snapshot, TestNatsLive, waitForConsumerIdle } from "../support/Resilience.js"
+import { waitFor } from "../support/Wait.js"
 import { makeTestApp } from "../support/TestApp.js"
 
 /**
@@ -125,9 +126,7 @@ layer(makeTestApp({ workers: false }).pipe(Layer.provideMerge(TestNatsLive)), { 
           { reference: unmatched.sessionId, status: "PendingReview", reconciliationStatus: "Unmatched" }
         ])
         expect(yield* accountBalance(t.tenantId, "race-1")).toBe(33_000)
-        yield* eventually(
-          reconcilerInfo(topology).pipe(Effect.filterOrFail((i) => i.num_ack_pending === 0, () => new Error("ack pending")))
-        )
+        yield* waitFor("no message awaiting an ack", reconcilerInfo(topology), { until: (i) => i.num_ack_pending === 0, timeoutMs: 30_000, intervalMs: 100 })
         yield* assertLedgerInvariant
       })
     )

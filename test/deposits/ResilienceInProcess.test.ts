@@ -3,7 +3,8 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { envelopeOf, Inbox } from "../../services/deposits/Inbox.js"
 import { eventBody, assertLedgerInvariant, createAccount, sendSigned, sessionId, testTenant, waitForInboxDrained, waitForTransactions } from "../support/Pipeline.js"
-import { accountBalance, eventually, NAMES, snapshot } from "../support/Resilience.js"
+import { accountBalance, NAMES, snapshot } from "../support/Resilience.js"
+import { waitFor } from "../support/Wait.js"
 import { makeTestApp } from "../support/TestApp.js"
 import { DepositBus } from "../../streams/DepositBus.js"
 
@@ -76,10 +77,10 @@ layer(makeTestApp({ config: { natsUrl: Option.none() } }), { timeout: 120_000, e
         const ok = yield* sendSigned(t, { accountNumber: acct.nuban, amountKobo: 12_345, senderName: "MUSA IBRAHIM" })
         expect(ok.body.result).toBe("processed")
         yield* waitForTransactions(t.tenantId, 1)
-        const poison = yield* eventually(
-          sql<{ source: string; reason: string }>`SELECT source, reason FROM poison_messages WHERE payload LIKE ${`%${ghostRef}%`}`.pipe(
-            Effect.filterOrFail((rows) => rows.length > 0, () => new Error("no poison row yet"))
-          )
+        const poison = yield* waitFor(
+          "the poison row",
+          sql<{ source: string; reason: string }>`SELECT source, reason FROM poison_messages WHERE payload LIKE ${`%${ghostRef}%`}`,
+          { until: (rows) => rows.length > 0, timeoutMs: 30_000 }
         )
         expect(poison).toHaveLength(1)
         expect(poison[0]!.source).toBe("deposits:in-process")

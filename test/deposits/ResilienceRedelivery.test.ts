@@ -4,7 +4,7 @@ import { Effect, Layer, Logger, LogLevel, Queue, Ref, Stream } from "effect"
 import { Reconciler } from "../../services/deposits/Reconciler.js"
 import { type Delivery, DepositBus, type DepositEnvelope } from "../../streams/DepositBus.js"
 import { ReconcilerWorkersLive } from "../../services/deposits/ReconcilerWorkers.js"
-import { eventually } from "../support/Resilience.js"
+import { waitFor } from "../support/Wait.js"
 import { AppConfigTag } from "../../src/Config.js"
 import { TestSql, testConfig } from "../support/TestApp.js"
 
@@ -71,9 +71,7 @@ layer(ScriptedPipeline, { timeout: 60_000, excludeTestServices: true })("deposit
       for (let count = 1; count < MAX_DELIVER; count++) yield* Script.deliver(envelope(1), 1, count)
       // The last allowed delivery gives up.
       yield* Script.deliver(envelope(1), 1, MAX_DELIVER)
-      const verbs = yield* eventually(
-        Script.verbs.pipe(Effect.filterOrFail((vs) => vs.length === MAX_DELIVER, (vs) => new Error(`${vs.length} verbs`)))
-      )
+      const verbs = yield* waitFor(`${MAX_DELIVER} verbs`, Script.verbs, { until: (vs) => vs.length === MAX_DELIVER, timeoutMs: 30_000, intervalMs: 100 })
       expect(verbs.slice(0, MAX_DELIVER - 1)).toEqual(
         [1, 2, 3, 4, 5, 6, 7].map((count) => ({ seq: 1, verb: "nak", delayMs: Math.min(30_000, 500 * 2 ** count) }))
       )

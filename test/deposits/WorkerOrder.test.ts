@@ -6,12 +6,14 @@ import * as path from "node:path"
 import { signSandboxEvent } from "../../services/deposits/SandboxEvent.js"
 import { pgClientLayer } from "../../src/db/Database.js"
 import { decodeEnvelope, isDecoded } from "../../streams/DepositBus.js"
-import { deleteTopology, replayFrom } from "../../streams/JetStream.js"
+import { replayFrom } from "../../streams/Consume.js"
+import { deleteTopology } from "../../streams/JetStream.js"
 import { NatsLive } from "../../streams/Nats.js"
 import { streamNames } from "../../streams/Topology.js"
 import { assertLedgerInvariant, eventBody } from "../support/Pipeline.js"
 import { childEnv, freePort, http, REPO_ROOT, SERVICE_NODE_FLAGS, type Service, startService, tempDir } from "../support/Processes.js"
 import { createScratchDatabase, databaseUrl, dropScratchDatabase, withClient } from "../support/TestDatabase.js"
+import { waitForPromise } from "../support/Wait.js"
 
 /*
  * Issue 31, part 7: one account's deposits apply in stream order across reconciler processes and through a worker's
@@ -39,13 +41,8 @@ interface Proc {
 
 const tail = (s: string, n = 4_000) => (s.length > n ? `...${s.slice(-n)}` : s)
 
-const waitFor = async (what: string, check: () => boolean | Promise<boolean>, output: () => string, ms: number) => {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${tail(output())}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
+/** The waits here: every 100 ms (the checks read the database the processes are busy with). */
+const EVERY = 100
 
 /** A SERVICE_ROLE=worker process (no HTTP), ready once it says it runs. */
 const startWorker = async (vars: Record<string, string>): Promise<Proc> => {
@@ -56,7 +53,7 @@ const startWorker = async (vars: Record<string, string>): Promise<Proc> => {
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()))
   child.stderr!.on("data", (d: Buffer) => (out += d.toString()))
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()))
-  await waitFor("the worker to run", () => /collections worker running/.test(out) || child.exitCode !== null, () => out, 90_000)
+  await waitForPromise("the worker to run", () => /collections worker running/.test(out) || child.exitCode !== null, { timeoutMs: 90_000, intervalMs: EVERY, detail: () => tail(out) })
   if (child.exitCode !== null) throw new Error(`the worker exited:\n${tail(out)}`)
   return { child, output: () => out, exited }
 }
@@ -208,7 +205,7 @@ describe("deposit order across reconciler processes (real processes)", () => {
           })()
 
           // Mid-run: SIGKILL a worker that has been reconciling, start a fresh one in its place.
-          await waitFor("a third of the webhooks to be sent", () => sent >= WEBHOOKS / 3, () => "", 60_000)
+          await waitForPromise("a third of the webhooks to be sent", () => sent, { until: (n) => n >= WEBHOOKS / 3, timeoutMs: 60_000, intervalMs: EVERY })
           const atKill = await reconciledCount()
           const killedHeld = ownership(second.output()).holding
           await kill(second)
@@ -222,10 +219,13 @@ describe("deposit order across reconciler processes (real processes)", () => {
 
           // Everything reconciled: as many transactions as answered references, and no inbox row left.
           const allOutput = () => processes.map((p) => tail(p.output(), 1_500)).join("\n----\n")
-          await waitFor("every deposit to be reconciled", async () => (await reconciledCount()) >= answered.size, allOutput, 60_000)
-          await waitFor("the inbox to drain", () =>
-            withClient(dbUrl, (c) => c.query<{ n: string }>(`SELECT count(*) AS n FROM inbound_events WHERE reconciled_at IS NULL`)).then((r) => Number(r.rows[0]!.n) === 0),
-          allOutput, 30_000)
+          const detail = () => tail(allOutput())
+          await waitForPromise("every deposit to be reconciled", reconciledCount, { until: (n) => n >= answered.size, timeoutMs: 60_000, intervalMs: EVERY, detail })
+          await waitForPromise(
+            "the inbox to drain (unreconciled rows)",
+            () => withClient(dbUrl, (c) => c.query<{ n: string }>(`SELECT count(*) AS n FROM inbound_events WHERE reconciled_at IS NULL`)).then((r) => Number(r.rows[0]!.n)),
+            { until: (n) => n === 0, timeoutMs: 30_000, intervalMs: EVERY, detail }
+          )
           const drainedMs = Date.now() - sendStarted
 
           // The stream's order: each reference's first message on the deposit stream.
@@ -283,8 +283,13 @@ describe("deposit order across reconciler processes (real processes)", () => {
             withClient(dbUrl, (c) => c.query<{ owners: string; owned: string; partitions: string }>(
               `SELECT count(DISTINCT owner) FILTER (WHERE owner IS NOT NULL AND expires_at > now()) AS owners,
                 count(*) FILTER (WHERE owner IS NOT NULL AND expires_at > now()) AS owned, count(*) AS partitions FROM reconciler_partitions`
-            )).then((r) => r.rows[0]!.owners === "3" && r.rows[0]!.owned === r.rows[0]!.partitions && Number(r.rows[0]!.partitions) > 0)
-          await waitFor("the three live workers to share every partition", sharedOut, allOutput, 20_000)
+            )).then((r) => r.rows[0]!)
+          await waitForPromise("the three live workers to share every partition", sharedOut, {
+            until: (r) => r.owners === "3" && r.owned === r.partitions && Number(r.partitions) > 0,
+            timeoutMs: 20_000,
+            intervalMs: EVERY,
+            detail: () => tail(allOutput())
+          })
           for (const w of [first, third, replacement]) expect(ownership(w.output()).holding.length).toBeGreaterThan(0)
         } finally {
           await Promise.all(processes.map(stop))

@@ -9,15 +9,9 @@ import { deleteTopology } from "../../streams/JetStream.js"
 import { NatsLive } from "../../streams/Nats.js"
 import { freePort, http, REPO_ROOT, startService, tempDir } from "../support/Processes.js"
 import { createScratchDatabase, databaseUrl, dropScratchDatabase, withClient } from "../support/TestDatabase.js"
+import { waitFor, waitForPromise } from "../support/Wait.js"
 
 const fixture = (name: string) => new URL(`file://${path.join(REPO_ROOT, "test", "support", "fixtures", name)}`)
-const waitFor = async (what: string, check: () => boolean, ms = 20_000) => {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 describe("WorkerThreadLive (the workers' thread)", () => {
   it.live("runs the entry on a second thread as SERVICE_ROLE=worker, and stops it when the scope closes", () =>
@@ -26,7 +20,7 @@ describe("WorkerThreadLive (the workers' thread)", () => {
       process.env.THREAD_PROBE_FILE = probe
       const scope = yield* Scope.make()
       const { failed } = Context.get(yield* Layer.buildWithScope(WorkerThreadLive(fixture("thread-waits.ts")), scope), WorkerThreadWatch)
-      yield* Effect.promise(() => waitFor("the thread to start", () => fs.existsSync(probe)))
+      yield* waitFor("the thread to start", Effect.sync(() => fs.existsSync(probe)), { timeoutMs: 20_000, intervalMs: 50 })
       expect(fs.readFileSync(probe, "utf8")).toBe("started as worker\n")
       // Still running: nothing has failed.
       const early = yield* Effect.timeout(failed, "300 millis").pipe(Effect.exit)
@@ -61,7 +55,7 @@ describe("the service on a real Postgres and NATS (SERVICE_ROLE=all)", () => {
           throw e
         })
       try {
-        await waitFor("the worker thread's announcement", () => /collections reconciler thread running/.test(service.output()))
+        await waitForPromise("the worker thread's announcement", () => /collections reconciler thread running/.test(service.output()), { timeoutMs: 20_000, intervalMs: 50, detail: service.output })
         expect(service.output()).toMatch(/reconciler running on thread \d+/)
         const email = `wt-${crypto.randomBytes(4).toString("hex")}@example.ng`
         const signup = await http(service.baseUrl, "POST", "/api/v1/dashboard/signup", { json: { businessName: "Thread Test", email, password: "correct horse battery staple" } })
@@ -72,22 +66,22 @@ describe("the service on a real Postgres and NATS (SERVICE_ROLE=all)", () => {
         expect((await http(service.baseUrl, "POST", "/api/v1/virtual-accounts", { ...auth, json: { accountRef: "thread-1", name: "Ada Obi", expectedAmountKobo: 500_000 } })).status).toBe(201)
         const sim = await http(service.baseUrl, "POST", "/api/v1/sandbox/simulate/deposit", { ...auth, json: { accountRef: "thread-1", amountKobo: 500_000, senderName: "ADA OBI", reversal: false } })
         expect(sim.status).toBe(200)
-        let account: any
-        for (let i = 0; i < 200; i++) {
-          account = (await http(service.baseUrl, "GET", "/api/v1/virtual-accounts/thread-1", auth)).body
-          if (account?.paymentState === "FullyPaid") break
-          await new Promise((r) => setTimeout(r, 100))
-        }
+        const account = await waitForPromise("the account to be FullyPaid", async () => (await http(service.baseUrl, "GET", "/api/v1/virtual-accounts/thread-1", auth)).body, {
+          until: (a) => a?.paymentState === "FullyPaid",
+          timeoutMs: 20_000,
+          intervalMs: 100
+        })
         expect(account.paymentState).toBe("FullyPaid")
         // The downstream workers (on the main thread) took the deposit's event: relayed and staged, nothing pending.
-        let left = { events: 0, pending: -1 }
-        for (let i = 0; i < 200 && left.pending !== 0; i++) {
-          left = await withClient(databaseUrl(name), async (c) => {
-            const r = await c.query("SELECT (SELECT count(*) FROM outbox)::int AS events, (SELECT count(*) FROM outbox_pending)::int AS pending")
-            return r.rows[0] as { events: number; pending: number }
-          })
-          if (left.pending !== 0) await new Promise((r) => setTimeout(r, 100))
-        }
+        const left = await waitForPromise(
+          "the downstream workers to have nothing pending",
+          () =>
+            withClient(databaseUrl(name), async (c) => {
+              const r = await c.query("SELECT (SELECT count(*) FROM outbox)::int AS events, (SELECT count(*) FROM outbox_pending)::int AS pending")
+              return r.rows[0] as { events: number; pending: number }
+            }),
+          { until: (l) => l.pending === 0, timeoutMs: 20_000, intervalMs: 100 }
+        )
         expect(left.events).toBeGreaterThan(0)
         expect(left.pending).toBe(0)
       } finally {

@@ -4,6 +4,7 @@ import type net from "node:net"
 import { describe, expect, it } from "vitest"
 import { isValidNuban } from "../../src/domain/Nuban.js"
 import { MONNIFY_FAKE_DIRECTORY, signMonnify, startMonnifyFake, type MonnifyFake } from "./MonnifyFake.js"
+import { waitForPromise } from "../support/Wait.js"
 
 const TEST_KEY = "MK_TEST_8UBXGKTFSB"
 const TEST_SECRET = "ENRC4FDYKSTUYQKA53YPXBFLUFXWYHG2"
@@ -46,13 +47,6 @@ type Receiver = Awaited<ReturnType<typeof startReceiver>>
 
 const hmac = (key: string, body: string) => createHmac("sha512", key).update(body).digest("hex")
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const until = async (check: () => boolean, ms = 3000) => {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error("condition not met in time")
-    await sleep(10)
-  }
-}
 const basic = (key: string, secret: string) => `Basic ${Buffer.from(`${key}:${secret}`).toString("base64")}`
 
 type Init = { method?: string; body?: unknown; key?: "test" | "live"; auth?: string | null }
@@ -361,13 +355,13 @@ describe("MonnifyFake: credits (B3) and requery (B4)", () => {
       const accountNumber = accounts[0]!.accountNumber
       const d = await fake.credit({ accountNumber, amountNaira: 100 })
       expect(d.statuses).toEqual([500])
-      await until(() => d.statuses.length === 3)
+      await waitForPromise("the deposit's 3 webhook attempts", () => d.statuses.length, { until: (n) => n === 3, timeoutMs: 3_000, intervalMs: 10 })
       expect(d.statuses).toEqual([500, 503, 200])
       expect(new Set(rx.received.map((r) => r.body)).size).toBe(1)
       expect(new Set(rx.received.map((r) => r.signature)).size).toBe(1)
       fake.setWebhookUrl(TEST_KEY, "http://127.0.0.1:1/unreachable")
       const lost = await fake.credit({ accountNumber, amountNaira: 200 })
-      await until(() => lost.statuses.length === 4)
+      await waitForPromise("the lost deposit's 4 webhook attempts", () => lost.statuses.length, { until: (n) => n === 4, timeoutMs: 3_000, intervalMs: 10 })
       await sleep(100)
       expect(lost.statuses).toEqual([0, 0, 0, 0])
     }, { answer: (n) => (n === 0 ? 500 : n === 1 ? 503 : 200) }))
@@ -490,7 +484,7 @@ describe("MonnifyFake: disbursements (B6)", () => {
       expect(b.dateCreated).toMatch(ISO_UTC)
       expect(b.sessionId).toMatch(NIP_SESSION)
       expect(await walletKobo(fake)).toBe(before - 3000)
-      await until(() => rx.received.length === 1)
+      await waitForPromise("the receiver to get 1 webhook", () => rx.received.length, { until: (n) => n === 1, timeoutMs: 3_000, intervalMs: 10 })
       expect(rx.received[0]!.signature).toBe(hmac(TEST_SECRET, rx.received[0]!.body))
       const { eventType, eventData: e } = rx.events()[0]!
       expect(eventType).toBe("SUCCESSFUL_DISBURSEMENT")
@@ -526,7 +520,7 @@ describe("MonnifyFake: disbursements (B6)", () => {
       const v = await api("/api/v2/disbursements/single", { body: payout({ reference: "ref-rev", amount: 200, destinationAccountNumber: "9999999913", destinationBankCode: "044" }) })
       expect(v.json.responseBody.status).toBe("SUCCESS")
       expect(await walletKobo(fake)).toBe(before - 11_000 - 21_000)
-      await until(() => rx.received.length === 3)
+      await waitForPromise("the receiver to get 3 webhooks", () => rx.received.length, { until: (n) => n === 3, timeoutMs: 3_000, intervalMs: 10 })
       for (const x of rx.received) expect(x.signature).toBe(hmac(TEST_SECRET, x.body))
       const events = rx.events().map((e) => `${e.eventType} ${e.eventData["reference"]}`)
       expect(events).toEqual(expect.arrayContaining(["FAILED_DISBURSEMENT ref-fail", "SUCCESSFUL_DISBURSEMENT ref-rev", "REVERSED_DISBURSEMENT ref-rev"]))
@@ -550,7 +544,7 @@ describe("MonnifyFake: disbursements (B6)", () => {
       expect(a.json.responseBody.status).toBe("PENDING")
       const u = await api("/api/v2/disbursements/single", { body: payout({ reference: "ref-unknown", destinationAccountNumber: "2000000015", destinationBankCode: "058", destinationAccountName: "Somebody" }) })
       expect(u.json.responseBody).toMatchObject({ status: "PENDING", destinationAccountName: "Somebody" })
-      await until(() => rx.received.length === 2)
+      await waitForPromise("the receiver to get 2 webhooks", () => rx.received.length, { until: (n) => n === 2, timeoutMs: 3_000, intervalMs: 10 })
       const byRef = Object.fromEntries(rx.events().map((e) => [e.eventData["reference"], e]))
       expect(byRef["ref-async"]).toMatchObject({ eventType: "SUCCESSFUL_DISBURSEMENT", eventData: { status: "SUCCESS", sessionId: expect.stringMatching(NIP_SESSION) } })
       expect(byRef["ref-unknown"]).toMatchObject({ eventType: "FAILED_DISBURSEMENT", eventData: { transactionDescription: "Invalid Account", sessionId: "" } })
@@ -582,7 +576,7 @@ describe("MonnifyFake: disbursements (B6)", () => {
       expect(right.status).toBe(200)
       expect(right.json.responseBody).toMatchObject({ reference: "ref-mfa", status: "SUCCESS", sessionId: expect.stringMatching(NIP_SESSION) })
       expect(await walletKobo(fake)).toBe(before - 6000)
-      await until(() => rx.received.length === 1)
+      await waitForPromise("the receiver to get 1 webhook", () => rx.received.length, { until: (n) => n === 1, timeoutMs: 3_000, intervalMs: 10 })
       expect(rx.events()[0]).toMatchObject({ eventType: "SUCCESSFUL_DISBURSEMENT", eventData: { reference: "ref-mfa" } })
       expect((await api("/api/v2/disbursements/single/validate-otp", { body: { reference: "ref-mfa", authorizationCode: "123456" } })).status).toBe(400)
       fake.setMfa(TEST_KEY, false)
@@ -598,7 +592,7 @@ describe("MonnifyFake: disbursements (B6)", () => {
         status: "FAILED", reference: "ref-broke", comment: "You do not have sufficient balance to process this request. Please fund your account and try again."
       })
       expect(await walletKobo(fake)).toBe(5000)
-      await until(() => rx.received.length === 1)
+      await waitForPromise("the receiver to get 1 webhook", () => rx.received.length, { until: (n) => n === 1, timeoutMs: 3_000, intervalMs: 10 })
       expect(rx.events()[0]).toMatchObject({
         eventType: "FAILED_DISBURSEMENT",
         eventData: { status: "FAILED", sessionId: "", transactionDescription: "You do not have sufficient balance to process this request. Please fund your account and try again." }
@@ -696,7 +690,7 @@ describe("MonnifyFake: faults and close()", () => {
     const late = fake.credit({ accountNumber, amountNaira: 100, deliver: { afterMs: 60_000 } })
     fake.fault("banks.list", "hang")
     const pending = fetch(`${fake.url}/api/v1/banks`, { headers: { authorization: `Bearer ${token}` } })
-    await until(() => fake.calls("banks.list").length === 1)
+    await waitForPromise("the fake to see the banks.list call", () => fake.calls("banks.list").length, { until: (n) => n === 1, timeoutMs: 3_000, intervalMs: 10 })
     const started = Date.now()
     await fake.close()
     expect(Date.now() - started).toBeLessThan(1000)

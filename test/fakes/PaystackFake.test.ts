@@ -4,6 +4,7 @@ import type net from "node:net"
 import { describe, expect, it } from "vitest"
 import { isValidNuban } from "../../src/domain/Nuban.js"
 import { PAYSTACK_FAKE_DIRECTORY, signPaystack, startPaystackFake, type PaystackFake } from "./PaystackFake.js"
+import { waitForPromise } from "../support/Wait.js"
 
 const TEST_KEY = "sk_test_0123456789abcdef0123456789abcdef"
 const LIVE_KEY = "sk_live_fedcba9876543210fedcba9876543210"
@@ -37,13 +38,6 @@ type Receiver = Awaited<ReturnType<typeof startReceiver>>
 
 const hmac = (key: string, body: string) => createHmac("sha512", key).update(body).digest("hex")
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const until = async (check: () => boolean, ms = 3000) => {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error("condition not met in time")
-    await sleep(10)
-  }
-}
 
 /** A fake with one test and one live integration, both pointing at a fresh receiver; everything closed afterwards. */
 const withFake = async (
@@ -281,7 +275,7 @@ describe("PaystackFake: transfers (A6)", () => {
       expect(second.json.data.transfer_code).toBe(first.json.data.transfer_code)
       expect(second.json.data.amount).toBe(37800)
       expect(await balanceOf(fake)).toBe(before - 37800)
-      await until(() => rx.received.length === 1)
+      await waitForPromise("the receiver to get 1 webhook", () => rx.received.length, { until: (n) => n === 1, timeoutMs: 3_000, intervalMs: 10 })
       const [event] = rx.events()
       expect(event!.event).toBe("transfer.success")
       expect(rx.received[0]!.signature).toBe(hmac(TEST_KEY, rx.received[0]!.body))
@@ -300,7 +294,7 @@ describe("PaystackFake: transfers (A6)", () => {
       const rcp = await recipient(api, "2000000015", "057", LIVE_KEY)
       const r = await api("/transfer", { key: LIVE_KEY, body: { source: "balance", amount: 5000, recipient: rcp, reference: "live-payout-000000001" } })
       expect(r.json.data).toMatchObject({ status: "pending", domain: "live" })
-      await until(() => rx.received.length === 1)
+      await waitForPromise("the receiver to get 1 webhook", () => rx.received.length, { until: (n) => n === 1, timeoutMs: 3_000, intervalMs: 10 })
       expect(rx.received[0]!.signature).toBe(hmac(LIVE_KEY, rx.received[0]!.body))
       expect(rx.events()[0]!.data).toMatchObject({ status: "success", domain: "live", integration: { is_live: true } })
       expect((await api("/transfer/verify/live-payout-000000001", { key: LIVE_KEY })).json.data.status).toBe("success")
@@ -316,7 +310,7 @@ describe("PaystackFake: transfers (A6)", () => {
       const r = await api("/transfer", { body: { source: "balance", amount: 2000, recipient: revRcp, reference: "payout-will-reverse-01" } })
       expect(r.json.data.status).toBe("pending")
       expect(await balanceOf(fake)).toBe(before - 3000)
-      await until(() => rx.received.length === 3)
+      await waitForPromise("the receiver to get 3 webhooks", () => rx.received.length, { until: (n) => n === 3, timeoutMs: 3_000, intervalMs: 10 })
       for (const x of rx.received) expect(x.signature).toBe(hmac(TEST_KEY, x.body))
       const events = rx.events().map((e) => `${e.event} ${e.data["reference"]}`)
       expect(events).toEqual(expect.arrayContaining(["transfer.failed payout-will-fail-0001", "transfer.success payout-will-reverse-01", "transfer.reversed payout-will-reverse-01"]))
@@ -410,12 +404,12 @@ describe("PaystackFake: credits (A3) and the transaction list (A4)", () => {
       const { accountNumber } = await newDva(api)
       const d = await fake.credit({ accountNumber, amountKobo: 1000 })
       expect(d.statuses).toEqual([500])
-      await until(() => d.statuses.length === 3)
+      await waitForPromise("the deposit's 3 webhook attempts", () => d.statuses.length, { until: (n) => n === 3, timeoutMs: 3_000, intervalMs: 10 })
       expect(d.statuses).toEqual([500, 503, 200])
       expect(new Set(rx.received.map((r) => r.body)).size).toBe(1)
       fake.setWebhookUrl(TEST_KEY, "http://127.0.0.1:1/unreachable")
       const lost = await fake.credit({ accountNumber, amountKobo: 2000 })
-      await until(() => lost.statuses.length === 5)
+      await waitForPromise("the lost deposit's 5 webhook attempts", () => lost.statuses.length, { until: (n) => n === 5, timeoutMs: 3_000, intervalMs: 10 })
       await sleep(100)
       expect(lost.statuses).toEqual([0, 0, 0, 0, 0])
     }, { answer: (n) => (n === 0 ? 500 : n === 1 ? 503 : 200) }))
@@ -506,7 +500,7 @@ describe("PaystackFake: faults and close()", () => {
     const late = fake.credit({ accountNumber, amountKobo: 100, deliver: { afterMs: 60_000 } })
     fake.fault("bank.list", "hang")
     const pending = fetch(`${fake.url}/bank`, { headers: { authorization: `Bearer ${TEST_KEY}` } })
-    await until(() => fake.calls("bank.list").length === 1)
+    await waitForPromise("the fake to see the bank.list call", () => fake.calls("bank.list").length, { until: (n) => n === 1, timeoutMs: 3_000, intervalMs: 10 })
     const started = Date.now()
     await fake.close()
     expect(Date.now() - started).toBeLessThan(1000)

@@ -1,8 +1,9 @@
 import { expect, layer } from "@effect/vitest"
-import { Effect, Schedule } from "effect"
+import { Effect } from "effect"
 import { expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { assertLedgerInvariant, createAccount, sendSigned, testTenant, waitForTransactions } from "../support/Pipeline.js"
 import { type Answer, call, makeTestApp } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 
 // The insight endpoints over real HTTP against a fixture whose every figure is computed by hand below (issue 21, must
 // show 1): overview, aging, forecast and customer scores; the sandbox clock moving "today" in test mode; the date range;
@@ -15,11 +16,8 @@ const lagosDate = (ms: number) => new Date(ms + LAGOS_MS).toISOString().slice(0,
 type Tenant = Effect.Effect.Success<typeof testTenant>
 
 /** Asks until the answer satisfies `ready` (the consumer keeps the roll-ups a moment after each event), bounded. */
-const eventually = (path: string, token: string, ready: (body: any) => boolean) =>
-  call("GET", path, { token }).pipe(
-    Effect.filterOrFail((r: Answer) => r.status === 200 && ready(r.body), (r) => new Error(`${path} not ready: ${r.status} ${JSON.stringify(r.body)}`)),
-    Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("30 seconds"))),
-    Effect.orDie,
+const answerOf = (path: string, token: string, ready: (body: any) => boolean) =>
+  waitFor(`${path} to be ready`, call("GET", path, { token }), { until: (r: Answer) => r.status === 200 && ready(r.body), timeoutMs: 30_000 }).pipe(
     Effect.map((r) => r.body)
   )
 
@@ -72,7 +70,7 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("insights 
 
       // Overview. expected 100,000 + 50,000 + 7,000 (period 1) + 20,000 + 40,000 = 217,000; collected 75,000 + 50,000
       // + 20,000 = 145,000; outstanding 72,000; rate floor(145,000 x 10,000 / 217,000) = 6682.
-      const o = yield* eventually(OVERVIEW, dash, (b) => b.expectedKobo === 217_000 && b.reconciliation.Unmatched.count === 1)
+      const o = yield* answerOf(OVERVIEW, dash, (b) => b.expectedKobo === 217_000 && b.reconciliation.Unmatched.count === 1)
       expect(o).toMatchObject({
         expectedKobo: 217_000, collectedKobo: 145_000, outstandingDeficitKobo: 72_000, collectionRateBps: 6682, from: null, to: null, mode: "test"
       })

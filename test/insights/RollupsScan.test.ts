@@ -1,7 +1,7 @@
 import { HttpClient } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Runtime, Schedule } from "effect"
+import { Effect, Runtime } from "effect"
 import * as fc from "fast-check"
 import { Billing } from "../../services/billing/Billing.js"
 import type { BillingInterval } from "../../src/domain/Billing.js"
@@ -15,6 +15,7 @@ import { RECONCILIATION_STATUSES } from "../../src/contract/Insights.js"
 import { expectStatus } from "../support/ApiHelpers.js"
 import { assertLedgerInvariant, sendSigned, testTenant, waitForTransactions } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 
 // The roll-ups against a full scan (issue 21, must show 1): random tenants built through the real pipeline (accounts
 // with and without expected amounts and expiry dates, customers sharing an e-mail, deposits over the last five weeks,
@@ -124,11 +125,11 @@ const build = (t: Tenant, s: Scenario, runId: string) =>
 /** Until the insights consumer has nothing pending for the tenant (bounded). */
 const settled = (tenantId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
-      WHERE p.consumer = 'insights' AND o.tenant_id = ${tenantId}`.pipe(
-      Effect.filterOrFail((r) => r[0]!.n === 0, () => new Error("insights consumer still has work")),
-      Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("30 seconds"))),
-      Effect.orDie
+    waitFor(
+      "the insights consumer to have nothing pending",
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
+        WHERE p.consumer = 'insights' AND o.tenant_id = ${tenantId}`.pipe(Effect.map((r) => r[0]!.n)),
+      { until: (n) => n === 0, timeoutMs: 30_000 }
     ))
 
 /** Every figure, computed from the source tables alone. */

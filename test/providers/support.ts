@@ -1,11 +1,12 @@
 import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { expect } from "@effect/vitest"
-import { Cause, Effect, Layer, Logger, LogLevel, Schedule } from "effect"
+import { Cause, Effect, Layer, Logger, LogLevel } from "effect"
 import * as crypto from "node:crypto"
 import { expectStatus } from "../support/ApiHelpers.js"
 import { testTenant } from "../support/Pipeline.js"
 import { type Answer, call } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 import type { PaystackFake } from "../fakes/PaystackFake.js"
 
 /** Every answer a test saw, and every log line the app wrote: the "no secret anywhere" test searches them. */
@@ -69,11 +70,8 @@ export const inboxWith = (tenantId: string | null, reference: string) =>
 
 /** Waits for the transaction (reconciled), bounded at 20 s. */
 export const waitForTransaction = (token: string, reference: string) =>
-  api("GET", `/api/v1/transactions/${reference}`, { token }).pipe(
-    Effect.filterOrFail((r) => r.status === 200, (r) => new Error(`transaction ${reference}: ${r.status} ${JSON.stringify(r.body)}`)),
-    Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("20 seconds"))),
-    Effect.map((r) => r.body),
-    Effect.orDie
+  waitFor(`transaction ${reference}`, api("GET", `/api/v1/transactions/${reference}`, { token }), { until: (r) => r.status === 200, timeoutMs: 20_000 }).pipe(
+    Effect.map((r) => r.body)
   )
 
 /** A receiver answer's `result`. */

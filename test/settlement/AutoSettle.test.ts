@@ -8,6 +8,7 @@ import { type RunSummary, SettlementRunSettings } from "../../services/settlemen
 import { expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { sendSigned, waitForTransactions } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 import { assertLedgerInvariant, balanceOf, DIRECTORY, type MoneyTenant, providerCalls, testTenant, waitForTransfer } from "../transfers/support.js"
 
 /**
@@ -62,11 +63,10 @@ const startWorker = Effect.gen(function* () {
   const clock = yield* Deferred.await(testClock)
   // The worker registers its sleep on the TestClock when it gets there (at the start, and after each pass): moving
   // the clock before that would leave its next pass an interval further away.
-  const asleep = Effect.gen(function* () {
-    for (let i = 0; Chunk.size(yield* clock.sleeps) === 0; i++) {
-      if (i > 600) return yield* Effect.dieMessage("the auto-settle worker never went back to sleep (30 s)")
-      yield* Effect.sleep("50 millis")
-    }
+  const asleep = waitFor("the auto-settle worker to go back to sleep", Effect.map(clock.sleeps, Chunk.size), {
+    until: (n) => n > 0,
+    timeoutMs: 30_000,
+    intervalMs: 50
   })
   const advance = (ms: number) => Effect.zipRight(asleep, clock.adjust(ms))
   const nextPass = (t: MoneyTenant) =>

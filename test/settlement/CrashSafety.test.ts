@@ -1,11 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Schedule } from "effect"
+import { Effect } from "effect"
 import { expectStatus } from "../support/ApiHelpers.js"
 import { atProcess, holdLock, lockWaiters } from "../support/Crash.js"
 import { freePort, type Service, startService, tempDir } from "../support/Processes.js"
 import { createScratchDatabase, databaseUrl, dropScratchDatabase } from "../support/TestDatabase.js"
 import { call } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 import { assertLedgerInvariant, DIRECTORY, fund, providerCalls, testTenant, waitForTransfer } from "../transfers/support.js"
 
 const ACCOUNTS = 6
@@ -68,11 +69,11 @@ describe("the service process killed in the middle of a settlement run", () => {
         yield* Effect.gen(function* () {
           yield* start
           // The dead run's lease runs out within 3 s; then a run settles the accounts it never reached.
-          const run = yield* call("POST", "/api/v1/settlements/run", { token: t.testOwnerToken }).pipe(
-            Effect.filterOrFail((r) => r.status !== 409, () => new Error("the dead run still holds the tenant")),
-            Effect.retry(Schedule.spaced("250 millis").pipe(Schedule.upTo("15 seconds"))),
-            Effect.orDie
-          )
+          const run = yield* waitFor("the dead run to let go of the tenant (a run not answered 409)", call("POST", "/api/v1/settlements/run", { token: t.testOwnerToken }), {
+            until: (r) => r.status !== 409,
+            timeoutMs: 15_000,
+            intervalMs: 250
+          })
           expectStatus(run, 200)
           expect(run.body.settledCount).toBe(ACCOUNTS - CONCURRENCY)
           // The completer finishes the legs the crash left: it adopts what the bank has and sends what it never got.
@@ -85,12 +86,11 @@ describe("the service process killed in the middle of a settlement run", () => {
           }
           expect(yield* countOf((sql) => sql`SELECT count(*)::int AS n FROM settlements WHERE tenant_id = ${t.tenantId}`)).toBe(ACCOUNTS)
           expect(yield* countOf((sql) => sql`SELECT count(DISTINCT virtual_account_id)::int AS n FROM settlements WHERE tenant_id = ${t.tenantId}`)).toBe(ACCOUNTS)
-          const paid = yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
-            sql<{ n: number }>`SELECT count(*)::int AS n FROM settlements WHERE tenant_id = ${t.tenantId} AND status = 'Paid'`).pipe(
-            Effect.map((r) => r[0]!.n),
-            Effect.filterOrFail((n) => n === ACCOUNTS, (n) => new Error(`${n} of ${ACCOUNTS} settlements Paid`)),
-            Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("15 seconds"))),
-            Effect.orDie
+          const paid = yield* waitFor(
+            `${ACCOUNTS} settlements Paid`,
+            Effect.flatMap(SqlClient.SqlClient, (sql) =>
+              sql<{ n: number }>`SELECT count(*)::int AS n FROM settlements WHERE tenant_id = ${t.tenantId} AND status = 'Paid'`).pipe(Effect.map((r) => r[0]!.n)),
+            { until: (n) => n === ACCOUNTS, timeoutMs: 15_000, intervalMs: 100 }
           )
           expect(paid).toBe(ACCOUNTS)
           expect(yield* countOf((sql) => sql`SELECT count(*)::int AS n FROM outbox WHERE tenant_id = ${t.tenantId} AND event_type = 'settlement.paid'`)).toBe(ACCOUNTS)

@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Schedule } from "effect"
+import { Effect } from "effect"
 import { makeNuban } from "../../src/domain/Nuban.js"
 import { dashboardUser, expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { sendSigned, waitForTransactions } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 import { assertLedgerInvariant, balanceOf, DIRECTORY, fund, type MoneyTenant, providerCalls, testTenant, waitForTransfer } from "../transfers/support.js"
 
 // Sub-merchants over real HTTP (interface "Sub-merchants", DESIGN.md "Money movement" and "Wire shapes"): the CRUD and
@@ -136,11 +137,10 @@ const expectBalance = (
 
 /** The settlement's status, polled until it is `status` (the leg outcomes arrive by the sandbox bank's webhook). */
 const waitForSettlement = (t: MoneyTenant, id: string, status: string) =>
-  call("GET", "/api/v1/settlements?take=100", { token: t.token }).pipe(
-    Effect.map((r) => (r.body.data as Array<any>).find((s) => s.id === id)),
-    Effect.filterOrFail((s) => s?.status === status, (s) => new Error(`settlement ${id}: ${JSON.stringify(s)}`)),
-    Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("20 seconds"))),
-    Effect.orDie
+  waitFor(
+    `settlement ${id} to be ${status}`,
+    Effect.map(call("GET", "/api/v1/settlements?take=100", { token: t.token }), (r) => (r.body.data as Array<any>).find((s) => s.id === id)),
+    { until: (s) => s?.status === status, timeoutMs: 20_000 }
   )
 
 layer(makeTestApp({ moneyOut: { statusCheckAfterMs: STATUS_CHECK_AFTER_MS } }), { timeout: 120_000, excludeTestServices: true })("sub-merchants", (it) => {

@@ -1,13 +1,15 @@
 import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream"
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Layer, Schedule, Stream } from "effect"
+import { Chunk, Effect, Layer, Stream } from "effect"
 import { AppConfigTag } from "../../src/Config.js"
 import { type Delivery, DepositBus, type DepositEnvelope, encodeEnvelope, isDecoded } from "../../streams/DepositBus.js"
-import { deleteTopology, publish } from "../../streams/JetStream.js"
+import { deleteTopology } from "../../streams/JetStream.js"
+import { publish } from "../../streams/Publish.js"
 import { JetStreamDepositBusLive } from "../../streams/JetStreamDepositBus.js"
 import { Nats, NatsLinkLive, NatsLive } from "../../streams/Nats.js"
 import { depositPartition, ensureTopology, isolatedTopology, RECONCILER_DURABLE, streamNames, type Topology } from "../../streams/Topology.js"
 import { testConfig } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 
 // The deposit bus by partition on the shared nats-server (2.9): how a partition changes hands (a consumer per
 // ownership, starting where the previous one had got to) and how an earlier version's single shared durable is retired.
@@ -49,7 +51,9 @@ const take = (p: number, epoch: number, n: number) =>
 
 /** Publishes through the bus once its link is up (it connects in the background). */
 const busPublish = (envelopes: ReadonlyArray<DepositEnvelope>) =>
-  Effect.flatMap(DepositBus, (bus) => bus.publish(envelopes).pipe(Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("5 seconds")))))
+  Effect.flatMap(DepositBus, (bus) =>
+    waitFor("the bus to take the publish (its link up)", bus.publish(envelopes).pipe(Effect.as(true)), { timeoutMs: 5_000, intervalMs: 50 })
+  ).pipe(Effect.asVoid)
 
 const consumerNames = (t: Topology) =>
   Effect.flatMap(Nats, (nc) => Effect.promise(async () => {
@@ -88,10 +92,7 @@ describe("deposit partitions on JetStream (live nats-server)", () => {
         // Ownership 1 acks the first three and dies holding the next three (and whatever its pull had buffered).
         const held = yield* take(0, 1, 6)
         yield* Effect.forEach(held.slice(0, 3), (d) => d.ack, { discard: true })
-        yield* ackFloor(t, "reconciler-p0-1").pipe(
-          Effect.filterOrFail((f) => f === 3, (f) => new Error(`ack floor ${f}`)),
-          Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("5 seconds")))
-        )
+        yield* waitFor("reconciler-p0-1's ack floor at 3", ackFloor(t, "reconciler-p0-1"), { until: (f) => f === 3, timeoutMs: 5_000, intervalMs: 50 })
         yield* busPublish(Array.from({ length: 4 }, (_, i) => envelope(10 + i, a)))
 
         // Ownership 2: the three held come again at once (not after ack_wait, not behind the newer ones), then the rest.

@@ -4,7 +4,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Layer, Option, Scope, Stream } from "effect"
 import * as fc from "fast-check"
 import net from "node:net"
-import { consume, deleteTopology, publish, publishMany, replayFrom, streamInfo } from "../../streams/JetStream.js"
+import { consume, replayFrom } from "../../streams/Consume.js"
+import { deleteTopology, streamInfo } from "../../streams/JetStream.js"
+import { publish, publishMany } from "../../streams/Publish.js"
 import { Nats, NatsError, NatsLive } from "../../streams/Nats.js"
 import {
   decodeToken,

@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { Chunk, Context, Effect, Fiber, Layer, LogLevel, Option, Schedule, Stream } from "effect"
+import { Chunk, Context, Effect, Fiber, Layer, LogLevel, Option, Stream } from "effect"
 import { AppConfigTag } from "../../src/Config.js"
 import { makeServices } from "../../src/Services.js"
 import { SandboxProviderLive } from "../../services/providers/SandboxProvider.js"
@@ -8,6 +8,7 @@ import { type Change, Subscribe } from "../../streams/Subscribe.js"
 import { createAccount, sendSigned, testTenant, waitForTransactions } from "../support/Pipeline.js"
 import { tcpProxy, type TcpProxy, TEST_NATS_URL } from "../support/Resilience.js"
 import { makeTestApp } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 
 class ApiSide extends Context.Tag("test/ApiSide")<ApiSide, { readonly subscribe: Context.Tag.Service<Subscribe>; readonly proxy: TcpProxy }>() {}
 
@@ -30,11 +31,11 @@ const TwoProcesses = Layer.unwrapScoped(
           )
         )
         // Up before the test starts, as a started process would be.
-        yield* Context.get(services, BusHealth).problem.pipe(
-          Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: (p) => Effect.fail(new Error(p)) })),
-          Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("20 seconds"))),
-          Effect.orDie
-        )
+        yield* waitFor("the API side's NATS link to be up (no bus problem)", Context.get(services, BusHealth).problem, {
+          until: Option.isNone,
+          timeoutMs: 20_000,
+          intervalMs: 100
+        })
         return { subscribe: Context.get(services, Subscribe), proxy }
       })
     )

@@ -1,9 +1,10 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Redacted, Schedule } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import { pgClientLayer } from "../../src/db/Database.js"
+import { waitFor } from "./Wait.js"
 
 // What the tests that stop a service process in the middle of a step share: a client aimed at the process, a lock
 // held from a connection of the test's own (to stop the service at a chosen statement), and a wait for it to block.
@@ -31,9 +32,9 @@ export const holdLock = (dbUrl: string, statement: string) =>
 /** Waits until `n` of the database's sessions wait on a lock in a statement like `pattern` (bounded: 20 s). */
 export const lockWaiters = (name: string, pattern: string, n: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${name} AND wait_event_type = 'Lock'
-      AND query ILIKE ${pattern}`).pipe(
-    Effect.filterOrFail((r) => r[0]!.n === n, (r) => new Error(`${r[0]!.n} sessions wait on a lock, not ${n}`)),
-    Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("20 seconds"))),
-    Effect.orDie
-  )
+    waitFor(
+      `${n} sessions waiting on a lock in ${pattern}`,
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${name} AND wait_event_type = 'Lock'
+        AND query ILIKE ${pattern}`.pipe(Effect.map((r) => r[0]!.n)),
+      { until: (waiting) => waiting === n, timeoutMs: 20_000, intervalMs: 50 }
+    ))

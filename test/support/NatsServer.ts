@@ -1,20 +1,25 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import * as net from "node:net"
-import { Effect, Schedule } from "effect"
+import { Effect } from "effect"
 import { tempDir } from "./Processes.js"
+import { waitFor } from "./Wait.js"
 
 export const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? "/usr/sbin/nats-server"
 
-/** Resolves once something accepts TCP connections on the port. */
+/** Resolves once something accepts TCP connections on the port (bounded: 10 s). */
 const listening = (port: number) =>
-  Effect.async<void, Error>((resume) => {
-    const s = net.connect(port, "127.0.0.1")
-    s.once("connect", () => {
-      s.destroy()
-      resume(Effect.void)
-    })
-    s.once("error", (e) => resume(Effect.fail(e)))
-  }).pipe(Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("10 seconds"))), Effect.orDie)
+  waitFor(
+    `nats-server to accept connections on ${port}`,
+    Effect.async<void, Error>((resume) => {
+      const s = net.connect(port, "127.0.0.1")
+      s.once("connect", () => {
+        s.destroy()
+        resume(Effect.void)
+      })
+      s.once("error", (e) => resume(Effect.fail(e)))
+    }).pipe(Effect.as(true)),
+    { timeoutMs: 10_000, intervalMs: 50 }
+  ).pipe(Effect.asVoid)
 
 export interface OwnNatsServer {
   readonly port: number

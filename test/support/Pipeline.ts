@@ -1,10 +1,11 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Effect, Schedule } from "effect"
+import { Effect } from "effect"
 import * as crypto from "node:crypto"
 import { signSandboxEvent } from "../../services/deposits/SandboxEvent.js"
 import { familyOf } from "../../src/domain/Ledger.js"
 import { call } from "./TestApp.js"
+import { waitFor } from "./Wait.js"
 
 export interface Tenant {
   readonly tenantId: string
@@ -89,25 +90,22 @@ export const createAccount = (token: string, accountRef: string, name: string, e
     r.status === 201 ? Effect.succeed(r.body as { nuban: string; accountRef: string }) : Effect.die(new Error(`create account failed ${r.status} ${JSON.stringify(r.body)}`))
   )
 
-/** Polls Postgres until the predicate over the reconciled count holds (bounded: 30 s). */
+/** Polls Postgres until the tenant has at least `count` reconciled transactions (bounded: 30 s); answers the count. */
 export const waitForTransactions = (tenantId: string, count: number) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    return yield* sql<{ n: number }>`SELECT count(*)::bigint AS n FROM transactions WHERE tenant_id = ${tenantId}`.pipe(
-      Effect.map((r) => r[0]!.n),
-      Effect.filterOrFail((n) => n >= count, (n) => new Error(`only ${n} of ${count} transactions reconciled`)),
-      Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("30 seconds")))
-    )
-  }).pipe(Effect.orDie)
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    waitFor(
+      `${count} transactions of ${tenantId} reconciled`,
+      sql<{ n: number }>`SELECT count(*)::bigint AS n FROM transactions WHERE tenant_id = ${tenantId}`.pipe(Effect.map((r) => r[0]!.n)),
+      { until: (n) => n >= count, timeoutMs: 30_000 }
+    ))
 
-export const waitForInboxDrained = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql<{ n: number }>`SELECT count(*)::bigint AS n FROM inbound_events WHERE reconciled_at IS NULL`.pipe(
-    Effect.map((r) => r[0]!.n),
-    Effect.filterOrFail((n) => n === 0, (n) => new Error(`${n} inbox rows still unreconciled`)),
-    Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("60 seconds")))
-  )
-}).pipe(Effect.orDie)
+/** Polls Postgres until no inbox row is left unreconciled (bounded: 60 s). */
+export const waitForInboxDrained = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  waitFor(
+    "every inbox row reconciled (unreconciled rows left)",
+    sql<{ n: number }>`SELECT count(*)::bigint AS n FROM inbound_events WHERE reconciled_at IS NULL`.pipe(Effect.map((r) => r[0]!.n)),
+    { until: (n) => n === 0, timeoutMs: 60_000 }
+  )).pipe(Effect.asVoid)
 
 /**
  * The ledger invariant, as DESIGN.md "Money and ledger" states it, over the whole database (every tenant and mode):

@@ -4,6 +4,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { waitForPromise } from "./Wait.js"
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 export const CLI_BIN = path.join(REPO_ROOT, "bin", "collections.mjs")
@@ -99,17 +100,17 @@ export const startService = async (vars: Record<string, string> & { PORT: string
     child.on("exit", (code, signal) => resolve({ code, signal }))
   )
   const service: Service = { child, baseUrl: `http://127.0.0.1:${vars.PORT}`, output: () => out, exited }
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the service exited before it listened:\n${out}`)
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL")
-      throw new Error(`the service did not answer HTTP within ${timeoutMs} ms:\n${out}`)
-    }
-    const answered = await fetch(`${service.baseUrl}/api/v1/dashboard/me`).then(() => true, () => false)
-    if (answered) return service
-    await new Promise((r) => setTimeout(r, 250))
-  }
+  const exitedEarly = () => child.exitCode !== null || child.signalCode !== null
+  const state = await waitForPromise(
+    "the service to answer HTTP",
+    async () => (exitedEarly() ? "exited" : await fetch(`${service.baseUrl}/api/v1/dashboard/me`).then(() => "answered" as const, () => undefined)),
+    { timeoutMs, intervalMs: 250, detail: () => out }
+  ).catch((error: unknown) => {
+    child.kill("SIGKILL")
+    throw error
+  })
+  if (state === "exited") throw new Error(`the service exited before it listened:\n${out}`)
+  return service
 }
 
 export interface HttpAnswer {

@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { jetstreamManager, type ConsumerInfo } from "@nats-io/jetstream"
-import { type Duration, Effect, Option, Schedule } from "effect"
+import { Duration, Effect, Option } from "effect"
 import net from "node:net"
 import { AppConfigTag } from "../../src/Config.js"
 import { Nats, NatsLive } from "../../streams/Nats.js"
 import { parsePartitionConsumer, RECONCILER_DURABLE, streamNames, type Topology } from "../../streams/Topology.js"
+import { waitFor } from "./Wait.js"
 
 /** The shared development nats-server, reached directly (never through a test's proxy). */
 export const TEST_NATS_URL = process.env.TEST_NATS_URL ?? "127.0.0.1:4222"
@@ -14,13 +15,6 @@ export const TestNatsLive = NatsLive(TEST_NATS_URL, "resilience-test")
 
 /** The app's JetStream topology (its random per-run prefix). */
 export const appTopology = Effect.map(AppConfigTag, (c): Topology => ({ prefix: c.natsPrefix }))
-
-/** Bounded poll: retries `check` every `every` until it succeeds or `upTo` has passed, then dies with its last error. */
-export const eventually = <A, E, R>(check: Effect.Effect<A, E, R>, upTo: Duration.DurationInput = "30 seconds", every: Duration.DurationInput = "100 millis") =>
-  check.pipe(
-    Effect.retry(Schedule.spaced(every).pipe(Schedule.upTo(upTo))),
-    Effect.orDie
-  )
 
 /** What the reconciler's consumers say, together (see reconcilerInfo). */
 export interface ReconcilerInfo {
@@ -59,15 +53,11 @@ export const reconcilerInfo = (t: Topology) =>
 
 /** Waits until the reconciler's consumers have nothing pending and nothing awaiting an ack. */
 export const waitForConsumerIdle = (t: Topology, upTo: Duration.DurationInput = "30 seconds") =>
-  eventually(
-    reconcilerInfo(t).pipe(
-      Effect.filterOrFail(
-        (i) => i.num_pending === 0 && i.num_ack_pending === 0,
-        (i) => new Error(`reconciler consumer busy: pending ${i.num_pending}, awaiting ack ${i.num_ack_pending}`)
-      )
-    ),
-    upTo
-  )
+  waitFor("the reconciler's consumers to be idle (nothing pending, nothing awaiting an ack)", reconcilerInfo(t), {
+    until: (i) => i.num_pending === 0 && i.num_ack_pending === 0,
+    timeoutMs: Duration.toMillis(upTo),
+    intervalMs: 100
+  })
 
 export interface Snapshot {
   readonly transactions: number
@@ -162,6 +152,6 @@ export const tcpProxy = (targetPort: number, options: { readonly cutWhen?: (chun
       port,
       cut,
       tripped: Effect.sync(() => tripped && options.cutWhen !== undefined),
-      restore: listen(port).pipe(Effect.asVoid, Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("5 seconds"))), Effect.orDie)
+      restore: waitFor(`the proxy to listen again on ${port}`, listen(port), { timeoutMs: 5_000, intervalMs: 100 }).pipe(Effect.asVoid)
     } satisfies TcpProxy
   })

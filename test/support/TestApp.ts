@@ -13,7 +13,7 @@ import type { BankProvider } from "../../services/providers/BankProvider.js"
 import { deleteTopology } from "../../streams/JetStream.js"
 import { NatsLive } from "../../streams/Nats.js"
 import { tempDir } from "./Processes.js"
-import { TestDatabaseLive, TestDatabaseUrl } from "./TestDatabase.js"
+import { TestDatabaseUrl, TestMigratedDatabaseLive } from "./TestDatabase.js"
 import { MoneyOutSettings, type MoneyOutSettingsShape } from "../../services/transfers/Settings.js"
 import { SettlementRunSettings, type SettlementRunSettingsShape } from "../../services/settlement/SettlementRunSettings.js"
 import { CheckoutSettings, type CheckoutSettingsShape } from "../../services/checkout/Checkout.js"
@@ -68,10 +68,13 @@ export const testConfig = (overrides: Partial<AppConfig> = {}): AppConfig => ({
   ...overrides
 })
 
-/** A migrated fresh database on the real Postgres, with its SqlClient. */
+/**
+ * A migrated fresh database on the real Postgres (a clone of the migrated template: see TestDatabase.ts), with its
+ * SqlClient. The migrator still runs, and finds nothing to do.
+ */
 export const TestSql = Layer.unwrapEffect(
   Effect.map(TestDatabaseUrl, ({ url }) => MigratorLive.pipe(Layer.provideMerge(pgClientLayer(url, 8))))
-).pipe(Layer.provideMerge(TestDatabaseLive))
+).pipe(Layer.provideMerge(TestMigratedDatabaseLive))
 
 /** As TestSql, but the app reaches its database through 127.0.0.1:`port` (a TCP proxy a test can cut). */
 export const TestSqlVia = (port: number) =>
@@ -82,7 +85,7 @@ export const TestSqlVia = (port: number) =>
       via.port = String(port)
       return MigratorLive.pipe(Layer.provideMerge(pgClientLayer(Redacted.make(via.toString()), 8)))
     })
-  ).pipe(Layer.provideMerge(TestDatabaseLive))
+  ).pipe(Layer.provideMerge(TestMigratedDatabaseLive))
 
 /**
  * When the app runs on JetStream, deletes the run's streams (prefix `natsPrefix`) as the app stops. Built before the

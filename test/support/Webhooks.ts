@@ -6,12 +6,14 @@ import { Webhook } from "standardwebhooks"
 import type { AppConfig } from "../../src/Config.js"
 import type { Mode } from "../../src/domain/Mode.js"
 import { Outbox } from "../../services/outbox/Outbox.js"
+import { sampleTransaction } from "./EventSamples.js"
 import type { DispatcherOptions } from "../../services/webhooks/Dispatcher.js"
 import type { Resolver } from "../../services/webhooks/SafeTarget.js"
 import { TargetRejected } from "../../services/webhooks/TargetRejected.js"
 import { TargetResolver } from "../../services/webhooks/TargetResolver.js"
 import { makeWebhookDispatcherLive } from "../../services/webhooks/WebhooksLive.js"
 import { makeTestApp } from "./TestApp.js"
+import { sleep } from "./Wait.js"
 
 // ---------------------------------------------------------------- the app
 
@@ -59,7 +61,7 @@ export const startDispatcher = (options: Partial<DispatcherOptions> = {}) =>
   })
 
 /** Stages events straight into the outbox, as the reconciler does in its transaction. */
-export const stageEvents = (tenantId: string, mode: Mode, count: number, type = "deposit.reconciled") =>
+export const stageEvents = (tenantId: string, mode: Mode, count: number, type: "deposit.reconciled" | "transaction.review_required" = "deposit.reconciled") =>
   Effect.gen(function* () {
     const outbox = yield* Outbox
     const events = Array.from({ length: count }, (_, i) => ({
@@ -67,23 +69,14 @@ export const stageEvents = (tenantId: string, mode: Mode, count: number, type = 
       mode,
       type,
       subjectKey: `acct-${i}`,
-      data: { transaction: { reference: `ref-${i}`, amountKobo: 150_000 + i }, note: "naïve café ₦" }
+      // A deposit's data as its schema has it (src/contract/Events.ts), with text that must reach the receiver as is.
+      data: { transaction: { ...sampleTransaction, reference: `ref-${i}`, amountKobo: 150_000 + i, narration: "naïve café ₦" }, account: null, risk: { score: 0, reasons: [] } }
     }))
     return yield* outbox.stage(events)
   })
 
 /** Sleeps on the wall clock whatever Clock the test runs with (a TestClock would never wake a plain sleep). */
-export const realSleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
-
-/** Polls `check` on the wall clock until it returns true, or dies after `timeoutMs`. */
-export const eventually = <E, R>(what: string, check: Effect.Effect<boolean, E, R>, timeoutMs = 30_000) =>
-  Effect.gen(function* () {
-    const deadline = Date.now() + timeoutMs
-    while (!(yield* check)) {
-      if (Date.now() > deadline) return yield* Effect.die(new Error(`timed out waiting for ${what}`))
-      yield* realSleep(25)
-    }
-  })
+export const realSleep = sleep
 
 export interface DeliveryState {
   readonly id: string

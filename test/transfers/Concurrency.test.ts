@@ -7,6 +7,7 @@ import { PayoutCaps } from "../../services/transfers/PayoutCaps.js"
 import { Payouts, type PayoutRequest } from "../../services/transfers/Payouts.js"
 import { expectProblem } from "../support/ApiHelpers.js"
 import { call, makeTestApp } from "../support/TestApp.js"
+import { sleep as realSleep, waitFor } from "../support/Wait.js"
 import { assertLedgerInvariant, balanceOf, DIRECTORY, fund, type MoneyTenant, providerCalls, testTenant } from "./support.js"
 
 /**
@@ -20,8 +21,6 @@ import { assertLedgerInvariant, balanceOf, DIRECTORY, fund, type MoneyTenant, pr
 
 const ONE_DAY_MS = 24 * 60 * 60 * 1000
 
-/** Sleeps on the wall clock whatever Clock the fiber has (a TestClock would never wake Effect.sleep). */
-const realSleep = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
 
 /** Runs `effect` with a TestClock of its own (this fiber only; the app's fibers keep the live clock). */
 const onTestClock = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, TestContext.TestContext)
@@ -32,17 +31,14 @@ const to = (who: { readonly accountNumber: string; readonly bankCode: string }) 
 
 /** Polls (on the wall clock) until none of the tenant's transfers is Pending or Processing; bounded at 60 s. */
 const waitAllFinal = (tenantId: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const deadline = Date.now() + 60_000
-    while (true) {
-      const [{ n }] = (yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM transfers
-        WHERE tenant_id = ${tenantId} AND status IN ('Pending', 'Processing')`) as unknown as [{ n: number }]
-      if (n === 0) return
-      if (Date.now() > deadline) return yield* Effect.die(new Error(`${n} transfers of ${tenantId} still open after 60 s`))
-      yield* realSleep(50)
-    }
-  }).pipe(Effect.orDie)
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    waitFor(
+      `no transfer of ${tenantId} still open (Pending or Processing)`,
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM transfers WHERE tenant_id = ${tenantId} AND status IN ('Pending', 'Processing')`.pipe(
+        Effect.map((r) => r[0]!.n)
+      ),
+      { until: (n) => n === 0, timeoutMs: 60_000 }
+    )).pipe(Effect.asVoid)
 
 /** How many transfer rows carry a reference (all tenants: the sandbox bank's counter is per reference too). */
 const transferRows = (merchantTxRef: string) =>
@@ -256,11 +252,7 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("money out
         expect(yield* payouts.balance(scope)).toMatchObject({ paidOutTodayKobo: CAP, payoutCapRemainingKobo: 0 })
         expectCapExceeded(yield* pay("b-8", 100_000), 0)
         // The sandbox bank reports the failure by its webhook (real time); the TestClock stands still meanwhile.
-        const deadline = Date.now() + 20_000
-        while ((yield* payouts.get(scope, "b-fail")).status !== "Failed") {
-          if (Date.now() > deadline) return yield* Effect.die(new Error("b-fail never failed"))
-          yield* realSleep(50)
-        }
+        yield* waitFor("b-fail to fail", payouts.get(scope, "b-fail"), { until: (p) => p.status === "Failed", timeoutMs: 20_000 })
         expect((yield* payouts.get(scope, "b-fail")).failureReason).toMatch(/FAIL TRANSFER/)
         expect(yield* payouts.balance(scope)).toMatchObject({ day: "2031-07-01", paidOutTodayKobo: 100_000, payoutCapRemainingKobo: 200_000 })
         expectCapExceeded(yield* pay("b-9", 200_001), 200_000)

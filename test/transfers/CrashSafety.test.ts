@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it as plainIt, layer } from "@effect/vitest"
-import { Effect, Either, Exit, Schedule } from "effect"
+import { Effect, Either, Exit } from "effect"
 import { SandboxFaults } from "../../services/providers/SandboxFaults.js"
 import { MONEY_OUT_STEPS, MoneyOutHooks, type MoneyOutStep } from "../../services/transfers/MoneyOutHooks.js"
 import { Payouts } from "../../services/transfers/Payouts.js"
@@ -9,6 +9,7 @@ import { expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { freePort, type Service, startService, tempDir } from "../support/Processes.js"
 import { createScratchDatabase, databaseUrl, dropScratchDatabase } from "../support/TestDatabase.js"
 import { call, makeTestApp, TEST_MONEY_OUT } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 import { assertLedgerInvariant, balanceOf, DIRECTORY, fund, type MoneyTenant, providerCalls, testTenant, waitForTransfer } from "./support.js"
 import { atProcess, holdLock, lockWaiters } from "../support/Crash.js"
 
@@ -293,11 +294,11 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("money out
       expect(yield* account).toMatchObject({ amountPaidKobo: 10_000 })
       expect(yield* providerCalls(`rfd_${deposit}`)).toBe(0)
       yield* faults.clear
-      const sent = yield* refund.pipe(
-        Effect.filterOrFail((r) => r.status === 200, (r) => new Error(`${r.status} ${JSON.stringify(r.body)}`)),
-        Effect.tapError((e) => Effect.sync(() => expect(e.message).toMatch(/^409 .*refund_in_progress/))),
-        Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("20 seconds"))),
-        Effect.orDie
+      // Until it is sent, every answer is 409 refund_in_progress (an assertion: any other answer fails at once).
+      const sent = yield* waitFor(
+        "the refund sent (answered 200)",
+        refund.pipe(Effect.tap((r) => Effect.sync(() => r.status === 200 || expect(`${r.status} ${JSON.stringify(r.body)}`).toMatch(/^409 .*refund_in_progress/)))),
+        { until: (r) => r.status === 200, timeoutMs: 20_000, intervalMs: 100 }
       )
       expect(sent.body).toMatchObject({ reference: deposit, status: "AlreadySent", amountKobo: 5_000, merchantTxRef: `rfd_${deposit}` })
       yield* assertFinishedOnce(t, `rfd_${deposit}`, "refund after a 5xx")

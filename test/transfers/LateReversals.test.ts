@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Schedule } from "effect"
+import { Effect } from "effect"
 import { expectStatus } from "../support/ApiHelpers.js"
 import { sendSigned, waitForTransactions } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 import { assertLedgerInvariant, balanceOf, DIRECTORY, fund, type MoneyTenant, testTenant, waitForTransfer } from "./support.js"
 
 // Late reversals as DESIGN.md fixes them ("Money movement", Late reversals): the provider takes back a credit after we
@@ -86,11 +87,10 @@ const run = (t: MoneyTenant) =>
   })
 
 const waitForPaid = (t: MoneyTenant, id: string) =>
-  call("GET", "/api/v1/settlements?take=100", { token: t.token }).pipe(
-    Effect.map((r) => (r.body.data as Array<any>).find((s) => s.id === id)),
-    Effect.filterOrFail((s) => s?.status === "Paid", (s) => new Error(`settlement ${id}: ${JSON.stringify(s)}`)),
-    Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("20 seconds"))),
-    Effect.orDie
+  waitFor(
+    `settlement ${id} to be Paid`,
+    Effect.map(call("GET", "/api/v1/settlements?take=100", { token: t.token }), (r) => (r.body.data as Array<any>).find((s) => s.id === id)),
+    { until: (s) => s?.status === "Paid", timeoutMs: 20_000 }
   )
 
 const eventsOf = (t: MoneyTenant, type: string) =>

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Schedule } from "effect"
+import { Deferred, Effect, Fiber } from "effect"
 import * as crypto from "node:crypto"
 import { SandboxFaults } from "../../services/providers/SandboxFaults.js"
 import { MoneyOutHooks } from "../../services/transfers/MoneyOutHooks.js"
@@ -8,6 +8,7 @@ import { Refunds } from "../../services/transfers/Refunds.js"
 import { expectProblem, expectStatus, inviteAndLogin, login } from "../support/ApiHelpers.js"
 import { sendSigned } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 import { assertLedgerInvariant, balanceOf, DIRECTORY, fund, type MoneyTenant, providerCalls, testTenant, waitForTransfer } from "./support.js"
 
 // The interface's refund rules 1 to 7 (POST /api/v1/transactions/{reference}/refund), each in a test of its own, against
@@ -286,10 +287,7 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("refund ru
       const rev = yield* sendSigned(t, { event: "transfer.reversal", accountNumber: account.nuban, amountKobo: 5_000, reversedSessionId: reversedLater! })
       expect(rev.status).toBe(200)
       const sql = yield* SqlClient.SqlClient
-      yield* Effect.flatMap(accountOf(t, "r6d"), (a) => (a.amountPaidKobo === 10_000 ? Effect.void : Effect.fail(new Error(`reversal not applied: ${JSON.stringify(a)}`)))).pipe(
-        Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("20 seconds"))),
-        Effect.orDie
-      )
+      yield* waitFor("the reversal applied (10,000 paid)", accountOf(t, "r6d"), { until: (a) => a.amountPaidKobo === 10_000, timeoutMs: 20_000 })
       expectProblem(yield* refund(t.testOwnerToken, reversedLater!), 400, "no_refundable_surplus")
       // A reversal itself is no deposit with surplus.
       expectProblem(yield* refund(t.testOwnerToken, rev.sessionId), 400, "no_refundable_surplus")

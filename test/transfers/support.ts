@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { expect } from "@effect/vitest"
-import { Effect, Schedule } from "effect"
+import { Effect } from "effect"
 import { assertLedgerInvariant, createAccount, sendSigned, type Tenant, testTenant, waitForTransactions } from "../support/Pipeline.js"
 import { call } from "../support/TestApp.js"
+import { waitFor } from "../support/Wait.js"
 
 /** DESIGN.md's sandbox name directory (the fixed rows). */
 export const DIRECTORY = {
@@ -40,12 +41,10 @@ export const fund = (t: MoneyTenant, accountRef: string, amounts: ReadonlyArray<
 
 /** Polls a transfer until its status is final (or `until`), bounded at 20 s. */
 export const waitForTransfer = (token: string, merchantTxRef: string, until: ReadonlyArray<string> = ["Successful", "Failed", "Reversed"]) =>
-  call("GET", `/api/v1/transfers/${merchantTxRef}`, { token }).pipe(
-    Effect.filterOrFail((r) => r.status === 200 && until.includes(r.body.status), (r) => new Error(`transfer ${merchantTxRef}: ${r.status} ${JSON.stringify(r.body)}`)),
-    Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo("20 seconds"))),
-    Effect.map((r) => r.body),
-    Effect.orDie
-  )
+  waitFor(`transfer ${merchantTxRef} to be ${until.join(" or ")}`, call("GET", `/api/v1/transfers/${merchantTxRef}`, { token }), {
+    until: (r) => r.status === 200 && until.includes(r.body.status),
+    timeoutMs: 20_000
+  }).pipe(Effect.map((r) => r.body))
 
 /** The tenant's money figures (GET /balance). */
 export const balanceOf = (token: string) => Effect.map(call("GET", "/api/v1/balance", { token }), (r) => r.body)

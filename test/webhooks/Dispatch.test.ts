@@ -6,8 +6,9 @@ import { DispatchStore } from "../../services/webhooks/DispatchStore.js"
 import { expectStatus } from "../support/ApiHelpers.js"
 import { apiToken, call, signup } from "../support/TestApp.js"
 import {
-  deliveryRows, eventually, makeWebhooksTestApp, type Receiver, realSleep, stageEvents, startDispatcher, webhookReceiver
+  deliveryRows, makeWebhooksTestApp, type Receiver, realSleep, stageEvents, startDispatcher, webhookReceiver
 } from "../support/Webhooks.js"
+import { waitFor } from "../support/Wait.js"
 
 /** A tenant with a test-mode API token and one endpoint per path on the receiver. */
 const tenantWithEndpoints = (receiver: Receiver, paths: ReadonlyArray<string>) =>
@@ -35,7 +36,7 @@ layer(makeWebhooksTestApp(), { timeout: 120_000, excludeTestServices: true })("w
       const { tenantId } = yield* tenantWithEndpoints(receiver, ["/sig/a", "/sig/b"])
       const events = yield* stageEvents(tenantId, "test", 10)
       const dispatcher = yield* startDispatcher()
-      yield* eventually("20 deliveries", Effect.sync(() => receiver.requests.length >= 20))
+      yield* waitFor("20 deliveries", Effect.sync(() => receiver.requests.length), { until: (n) => n >= 20, timeoutMs: 30_000 })
       yield* dispatcher.stop
 
       expect(receiver.requests).toHaveLength(20)
@@ -67,7 +68,7 @@ layer(makeWebhooksTestApp(), { timeout: 120_000, excludeTestServices: true })("w
       const { secrets, tenantId } = yield* tenantWithEndpoints(receiver, ["/tamper/a", "/tamper/b"])
       yield* stageEvents(tenantId, "test", 1)
       const dispatcher = yield* startDispatcher()
-      yield* eventually("2 deliveries", Effect.sync(() => receiver.requests.length >= 2))
+      yield* waitFor("2 deliveries", Effect.sync(() => receiver.requests.length), { until: (n) => n >= 2, timeoutMs: 30_000 })
       yield* dispatcher.stop
       const got = receiver.requests.find((r) => r.path === "/tamper/a")!
       const headers = got.headers as Record<string, string>
@@ -91,7 +92,7 @@ layer(makeWebhooksTestApp(), { timeout: 120_000, excludeTestServices: true })("w
         const sql = yield* SqlClient.SqlClient
 
         const first = yield* startDispatcher({ leaseMs: 3_000, perEndpointInFlight: 4, maxInFlight: 6 })
-        yield* eventually("a third of the deliveries to succeed", Effect.map(deliveryRows(tenantId), (rows) => rows.filter((r) => r.status === "Succeeded").length >= 60))
+        yield* waitFor("a third of the deliveries to succeed", deliveryRows(tenantId), { until: (rows) => rows.filter((r) => r.status === "Succeeded").length >= 60, timeoutMs: 30_000 })
         yield* first.stop
         const atRestart = yield* deliveryRows(tenantId)
         const unfinished = atRestart.filter((r) => !terminal(r.status)).length
@@ -105,7 +106,7 @@ layer(makeWebhooksTestApp(), { timeout: 120_000, excludeTestServices: true })("w
         // Two dispatchers share the rest (SKIP LOCKED), as two worker processes would.
         const second = yield* startDispatcher({ leaseMs: 3_000, perEndpointInFlight: 4, maxInFlight: 6 })
         const third = yield* startDispatcher({ leaseMs: 3_000, perEndpointInFlight: 2, maxInFlight: 3 })
-        yield* eventually("every delivery to finish", Effect.map(deliveryRows(tenantId), (rows) => rows.length === 200 && rows.every((r) => terminal(r.status))), 90_000)
+        yield* waitFor("every delivery to finish", deliveryRows(tenantId), { until: (rows) => rows.length === 200 && rows.every((r) => terminal(r.status)), timeoutMs: 90_000 })
         yield* second.stop
         yield* third.stop
 
@@ -145,10 +146,10 @@ layer(makeWebhooksTestApp(), { timeout: 120_000, excludeTestServices: true })("w
       yield* stageEvents(tenantId, "test", 20)
       const started = Date.now()
       const dispatcher = yield* startDispatcher({ perEndpointInFlight: 3, maxInFlight: 8, timeoutMs: 1_000 })
-      yield* eventually(
+      yield* waitFor(
         "the fast endpoint's deliveries",
-        Effect.sync(() => receiver.requests.filter((r) => r.path === "/fast" && r.status === 200).length === 20),
-        10_000
+        Effect.sync(() => receiver.requests.filter((r) => r.path === "/fast" && r.status === 200).length),
+        { until: (n) => n === 20, timeoutMs: 10_000 }
       )
       const fastDoneMs = Date.now() - started
       // The slow endpoint has had its first timeouts by now, none of which held up the fast one.
@@ -170,7 +171,7 @@ layer(makeWebhooksTestApp(), { timeout: 120_000, excludeTestServices: true })("w
       const [mine] = yield* stageEvents(a.tenantId, "test", 1)
       const [live] = yield* stageEvents(a.tenantId, "live", 1)
       const dispatcher = yield* startDispatcher()
-      yield* eventually("a's delivery", Effect.sync(() => receiver.requests.length >= 1))
+      yield* waitFor("a's delivery", Effect.sync(() => receiver.requests.length), { until: (n) => n >= 1, timeoutMs: 30_000 })
       yield* realSleep(300)
       yield* dispatcher.stop
       expect(receiver.requests.map((r) => [r.path, r.webhookId])).toEqual([["/iso/a", mine!.id]])

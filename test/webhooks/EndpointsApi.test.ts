@@ -5,7 +5,8 @@ import http from "node:http"
 import type net from "node:net"
 import { expectProblem, expectStatus, inviteAndLogin } from "../support/ApiHelpers.js"
 import { apiToken, call, signup } from "../support/TestApp.js"
-import { deliveryRows, eventually, makeWebhooksTestApp, mutableDns, stageEvents, startDispatcher } from "../support/Webhooks.js"
+import { deliveryRows, makeWebhooksTestApp, mutableDns, stageEvents, startDispatcher } from "../support/Webhooks.js"
+import { waitFor } from "../support/Wait.js"
 
 const PUBLIC_IP = "93.184.216.34"
 
@@ -137,7 +138,7 @@ layer(makeWebhooksTestApp({ config: { webhookAllowInsecureTargets: false }, reso
         dns.set("rebind-later.tenant.example", ["127.0.0.1"])
         yield* stageEvents(tenantId, "test", 2)
         const dispatcher = yield* startDispatcher()
-        yield* eventually("both attempts", Effect.map(deliveryRows(tenantId), (rows) => rows.length === 2 && rows.every((r) => r.attempts >= 1)))
+        yield* waitFor("both attempts", deliveryRows(tenantId), { until: (rows) => rows.length === 2 && rows.every((r) => r.attempts >= 1), timeoutMs: 30_000 })
         yield* dispatcher.stop
         for (const r of yield* deliveryRows(tenantId)) {
           expect(r.status).toBe("Failed")
@@ -211,7 +212,7 @@ layer(makeWebhooksTestApp(), { timeout: 120_000, excludeTestServices: true })("w
       expectStatus(yield* call("POST", "/api/v1/webhook-endpoints", { token, json: { url: "http://127.0.0.1:9/x" } }), 201)
       yield* stageEvents(t.tenantId, "test", 3)
       const dispatcher = yield* startDispatcher()
-      yield* eventually("3 failed attempts", Effect.map(deliveryRows(t.tenantId), (rows) => rows.length === 3 && rows.every((r) => r.attempts >= 1)))
+      yield* waitFor("3 failed attempts", deliveryRows(t.tenantId), { until: (rows) => rows.length === 3 && rows.every((r) => r.attempts >= 1), timeoutMs: 30_000 })
       yield* dispatcher.stop
 
       const all = yield* call("GET", "/api/v1/webhook-endpoints/deliveries", { token })

@@ -3,7 +3,8 @@ import { Clock, Effect, TestClock } from "effect"
 import { RETRY_JITTER } from "../../src/domain/RetrySchedule.js"
 import { expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { apiToken, call, signup } from "../support/TestApp.js"
-import { deliveryRows, eventually, makeWebhooksTestApp, realSleep, stageEvents, startDispatcher, webhookReceiver } from "../support/Webhooks.js"
+import { deliveryRows, makeWebhooksTestApp, realSleep, stageEvents, startDispatcher, webhookReceiver } from "../support/Webhooks.js"
+import { waitFor } from "../support/Wait.js"
 
 const DELAYS_MS = [1_000, 2_000, 4_000]
 const POLL_MS = 1_000
@@ -26,7 +27,7 @@ layer(makeWebhooksTestApp({ config: { webhookRetryDelaysMs: DELAYS_MS } }), { ti
       const [event] = yield* stageEvents(tenantId, "test", 1)
 
       const row = Effect.map(deliveryRows(tenantId), (rows) => rows[0]!)
-      const attemptsAre = (n: number) => Effect.map(row, (r) => r !== undefined && r.attempts === n)
+      const attemptsAre = (n: number) => ({ until: (r: Effect.Effect.Success<typeof row> | undefined) => r !== undefined && r.attempts === n, timeoutMs: 30_000 })
       /** Holds for a while on the wall clock: nothing may happen while the TestClock stands still. */
       const staysAt = (n: number) =>
         Effect.gen(function* () {
@@ -36,7 +37,7 @@ layer(makeWebhooksTestApp({ config: { webhookRetryDelaysMs: DELAYS_MS } }), { ti
         })
 
       const dispatcher = yield* startDispatcher({ pollMs: POLL_MS })
-      yield* eventually("the first attempt", attemptsAre(1))
+      yield* waitFor("the first attempt", row, attemptsAre(1))
 
       // The TestClock time window in which the latest attempt ran: the first one exactly at the start.
       let window = { from: yield* Clock.currentTimeMillis, to: yield* Clock.currentTimeMillis }
@@ -61,7 +62,7 @@ layer(makeWebhooksTestApp({ config: { webhookRetryDelaysMs: DELAYS_MS } }), { ti
         yield* TestClock.adjust(POLL_MS + 20)
         window = { from, to: yield* Clock.currentTimeMillis }
         expectedAttempts += 1
-        yield* eventually(`attempt ${expectedAttempts}`, attemptsAre(expectedAttempts))
+        yield* waitFor(`attempt ${expectedAttempts}`, row, attemptsAre(expectedAttempts))
       }
 
       const dead = yield* row
@@ -87,7 +88,7 @@ layer(makeWebhooksTestApp({ config: { webhookRetryDelaysMs: DELAYS_MS } }), { ti
       expect(replayed.body).toMatchObject({ id: dead.id, status: "Pending", attempts: 4 })
       expect(replayed.body.nextAttemptAt).not.toBeNull()
       yield* TestClock.adjust(POLL_MS + 20)
-      yield* eventually("the replayed attempt", attemptsAre(5))
+      yield* waitFor("the replayed attempt", row, attemptsAre(5))
       const again = yield* row
       expect(again.status).toBe("Failed")
       expect(again.roundFailures).toBe(1)
@@ -96,7 +97,7 @@ layer(makeWebhooksTestApp({ config: { webhookRetryDelaysMs: DELAYS_MS } }), { ti
 
       receiver.answer(() => 200)
       yield* advanceTo(again.nextAttemptAt!.getTime() + POLL_MS + 20)
-      yield* eventually("success", Effect.map(row, (r) => r.status === "Succeeded"))
+      yield* waitFor("success", row, { until: (r) => r.status === "Succeeded", timeoutMs: 30_000 })
       const done = yield* row
       expect(done).toMatchObject({ attempts: 6, lastStatusCode: 200, lastError: null, nextAttemptAt: null })
       expect(receiver.successes("/clock", event!.id)).toBe(1)
@@ -122,7 +123,7 @@ layer(makeWebhooksTestApp({ config: { webhookRetryDelaysMs: DELAYS_MS } }), { ti
       expectStatus(created, 201)
       yield* stageEvents(a.tenantId, "test", 1)
       const dispatcher = yield* startDispatcher({ pollMs: POLL_MS })
-      yield* eventually("a's delivery to be staged", Effect.map(deliveryRows(a.tenantId), (rows) => rows.length === 1))
+      yield* waitFor("a's delivery to be staged", deliveryRows(a.tenantId), { until: (rows) => rows.length === 1, timeoutMs: 30_000 })
       yield* dispatcher.stop
       const [delivery] = yield* deliveryRows(a.tenantId)
       // b cannot see or replay it; nor can a's own live-mode dashboard token (another mode).

@@ -5,10 +5,10 @@ import net from "node:net"
 import { inspect } from "node:util"
 import { isPublicAddress } from "../../services/webhooks/AddressPolicy.js"
 import { DeliveryFailed } from "../../services/webhooks/DeliveryFailed.js"
+import { deliver } from "../../services/webhooks/Deliver.js"
 import {
   checkAndDeliver,
   checkTarget,
-  deliver,
   type Resolver,
   systemResolver
 } from "../../services/webhooks/SafeTarget.js"

@@ -3,7 +3,8 @@ import { Effect, LogLevel } from "effect"
 import { WebhookDeliveries } from "../../services/webhooks/WebhookDeliveries.js"
 import { type Answer, apiToken, call, signup } from "../support/TestApp.js"
 import { expectStatus } from "../support/ApiHelpers.js"
-import { captureLogs, deliveryRows, eventually, makeWebhooksTestApp, realSleep, stageEvents, startDispatcher, webhookReceiver } from "../support/Webhooks.js"
+import { captureLogs, deliveryRows, makeWebhooksTestApp, realSleep, stageEvents, startDispatcher, webhookReceiver } from "../support/Webhooks.js"
+import { waitFor } from "../support/Wait.js"
 
 const logs = captureLogs()
 
@@ -40,7 +41,10 @@ layer(makeWebhooksTestApp({ config: { logLevel: LogLevel.All }, logs: logs.layer
       // Deliveries that succeed, fail with a status, fail to connect, dead-letter, and get replayed.
       yield* stageEvents(tenantId, "test", 3)
       const dispatcher = yield* startDispatcher()
-      yield* eventually("every delivery to finish", Effect.map(deliveryRows(tenantId), (rows) => rows.length === 9 && rows.every((r) => r.status === "Succeeded" || r.status === "DeadLettered")))
+      yield* waitFor("every delivery to finish", deliveryRows(tenantId), {
+        until: (rows) => rows.length === 9 && rows.every((r) => r.status === "Succeeded" || r.status === "DeadLettered"),
+        timeoutMs: 30_000
+      })
       const dead = (yield* deliveryRows(tenantId)).find((r) => r.status === "DeadLettered")!
       record(yield* call("POST", `/api/v1/webhook-endpoints/deliveries/${dead.id}/replay`, { token }))
       yield* realSleep(300)

@@ -3,7 +3,7 @@ import { dash, enc } from "../calls.js"
 import { lagos } from "../Dates.js"
 import { formatBps, formatNaira } from "../Money.js"
 import { useSession } from "../Session.js"
-import type { CopilotAnswer } from "../../contract/Insights.js"
+import type { CopilotAnswer } from "../../contract/Copilot.js"
 import { Button, ErrorBox, Form, Section, Table, useAction, useId } from "../ui.js"
 
 const figure = (name: string, v: number | string | null) =>

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { Authentication } from "../Security.js"
 import { BadRequest, Forbidden } from "../../contract/Problems.js"
 import { Body } from "../../contract/Schemas.js"
-import { CopilotAnswer } from "../../contract/Insights.js"
+import { CopilotAnswer } from "../../contract/Copilot.js"
 
 export class CopilotApi extends HttpApiGroup.make("copilot")
   .add(

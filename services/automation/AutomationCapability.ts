@@ -1,0 +1,23 @@
+import { Layer } from "effect"
+import { AUTOMATION_PROBLEMS } from "../../src/contract/Automation.js"
+import { capability, Stage } from "../Capability.js"
+import { AUTOMATION, AUTOMATION_ACTIONS } from "../outbox/Registry.js"
+import { AutomationActor, AutomationActorLive } from "./Actor.js"
+import { AUTOMATION_DOCS } from "./AutomationDocs.js"
+import { AutomationStore } from "./AutomationStore.js"
+import { Flows } from "./Flows.js"
+import { AutomationPlannerLive } from "./Planner.js"
+import { Rules } from "./Rules.js"
+
+/** Automation: money rules and payment flows, planned per deposit and acted on one at a time. */
+export const AutomationCapability = capability({
+  name: "automation",
+  services: [
+    [Stage.moneyOut, AutomationStore.Default],
+    [Stage.features, Layer.mergeAll(AutomationActor.Default, Rules.Default, Flows.Default)]
+  ],
+  workers: [AutomationPlannerLive, AutomationActorLive],
+  consumers: [AUTOMATION, AUTOMATION_ACTIONS],
+  docs: AUTOMATION_DOCS,
+  problems: AUTOMATION_PROBLEMS
+})

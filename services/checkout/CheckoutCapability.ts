@@ -1,0 +1,15 @@
+import { CHECKOUT_PROBLEMS } from "../../src/contract/Checkout.js"
+import { capability, Stage } from "../Capability.js"
+import { Checkout, CheckoutClock } from "./Checkout.js"
+import { CHECKOUT_DOCS } from "./CheckoutDocs.js"
+
+/** Checkout: sessions, the payer's live stream and hosted page. */
+export const CheckoutCapability = capability({
+  name: "checkout",
+  services: [
+    [Stage.base, CheckoutClock.Default],
+    [Stage.features, Checkout.Default]
+  ],
+  docs: CHECKOUT_DOCS,
+  problems: CHECKOUT_PROBLEMS
+})

@@ -1,0 +1,12 @@
+import { doc, type OperationDoc, PAGE, SIGNED } from "../../src/contract/OperationDoc.js"
+
+/** Deposits: the receiver, reconciled transactions and reviews (docs/deposits.md). */
+export const DEPOSITS_DOCS: Readonly<Record<string, OperationDoc>> = {
+  "transactions.list": doc("List reconciled transactions", "any", PAGE + " Filters: `from`, `to` (ISO-8601), `status`, `reconciliation` (any case), `accountRef`; the page key is `reference`."),
+  "transactions.summary": doc("Totals by outcome over a period", "any", "Counts and integer-kobo sums: total, successful, failed, pending review."),
+  "transactions.get": doc("Fetch a transaction by its provider reference", "any"),
+  "transactions.refund": doc("Refund an overpayment", "ownerAdmin", "Sends the deposit's unrefunded surplus back, capped by what the account is still overpaid by and by what is still here: its held money first, then its free money as far as the available balance holds it (settled or paid-out money is gone: 400 `nothing_available`). The destination is the payer's captured account unless the body gives `accountNumber` and `bankCode` (none known: 400 `destination_missing`); a name enquiry runs on it first, and a given `accountName` must match (422 `account_name_mismatch`). Refunds go to the payer: when the destination is the captured account and the bank's name for it clearly does not match the deposit's payer name (the name matcher, as payouts use it), 400 `refund_destination_unverified` with both names in the problem (`payerName`, `accountName`) and nothing sent; a destination given in the body is not checked against the payer. One provider transfer per deposit, `rfd_<reference>`: 200 `Sent`, then `AlreadySent` on every repeat; 409 `refund_in_progress` while it is being sent; 400 `no_refundable_surplus` when nothing is left to refund. Success releases the deposit's hold, lowers the account's `amountPaidKobo` and overpayment, and emits `refund.sent`; if the bank fails or returns it, the money is held again."),
+  "transactions.review": doc("Approve or reject a transaction held for review", "ownerAdmin", "`decision` is `approve` or `reject` (any case). Only a `PendingReview` transaction can be decided (409 otherwise)."),
+  "receiver.receive": doc("Receive a bank provider webhook", "signature", SIGNED),
+  "receiver.receiveV1": doc("Receive a bank provider webhook (under /api/v1)", "signature", SIGNED)
+}
