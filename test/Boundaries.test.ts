@@ -56,6 +56,20 @@ const crossCapabilityReaches = () =>
  * or read the same rows twice.
  */
 const SAME_TRANSACTION = new Set<string>([
+  // Automation's hold action places the hold inside the actor's own transaction (exactly once per fired rule).
+  "services/automation/Actor.ts imports services/transfers/HoldStore.js",
+  // The copilot maps the transaction rows its own read selected to the wire shape deposits answer.
+  "services/copilot/CopilotReads.ts imports services/deposits/DepositRows.js",
+  // A review's approve or reject moves the deposit's hold and its refund transfer inside the review's transaction.
+  "services/deposits/Reviews.ts imports services/transfers/HoldStore.js",
+  "services/deposits/Reviews.ts imports services/transfers/TransferStore.js",
+  // The insights roll-ups read a schedule's periods with billing's row mapper inside the roll-up's transaction.
+  "services/insights/Rollups.ts imports services/billing/BillingRows.js",
+  // A settlement claims its payout transfers in the same transaction as its allocation journal.
+  "services/settlement/SettlementClaims.ts imports services/transfers/TransferStore.js",
+  "services/settlement/Settlements.ts imports services/transfers/TransferStore.js",
+  // A settlement transfer's outcome updates its settlement row in the outcome's transaction (with the ledger).
+  "services/transfers/Outcomes.ts imports services/settlement/SettlementStore.js"
 ])
 
 describe("module boundaries", () => {

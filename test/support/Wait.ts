@@ -56,6 +56,11 @@ const clip = (text: string) => (text.length > 600 ? `${text.slice(0, 600)}…` :
 
 const show = (value: unknown): string => {
   if (value === undefined) return "undefined"
+  if (Array.isArray(value)) return `(${value.length} items) ${showJson(value)}`
+  return showJson(value)
+}
+
+const showJson = (value: unknown): string => {
   if (typeof value === "string") return clip(JSON.stringify(value))
   try {
     return clip(JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? `${v}n` : v)) ?? String(value))
