@@ -6,32 +6,24 @@ import { delayBeforeRetry } from "../../src/domain/RetrySchedule.js"
 import type { Subscription } from "./Registry.js"
 
 /**
- * The one runner every downstream consumer of committed outbox events uses.
- *
- * Each pass is ONE transaction: claim up to `batchSize` of the consumer's due pending rows (in outbox id order), run the handler on them and delete them. The handler's Postgres writes commit with the delete
+ * The one runner every downstream consumer of committed outbox events uses. Each pass is ONE transaction: claim up to `batchSize` of the consumer's due pending rows (in outbox id order), run the handler on them and delete them. The handler's Postgres writes commit with the delete
  * or not at all, so a Postgres-side consumer's effects happen exactly once. The batch runs in a savepoint; if it
  * fails, it is rolled back and the events are tried one by one, each in its own savepoint, so one bad event does not
  * fail the others. A failed event's row gets `attempts`, `last_error` and `next_attempt_at` (the `retry` Schedule's
  * next delay); after `maxAttempts` it moves to `consumer_dead_letters` (kept for `collections consumers dead-letters`)
  * and stops blocking. An outage (Postgres gone, the whole pass fails) rolls everything back and costs no attempt.
- *
  * Per-account order. An account key is (tenant_id, mode, subject_key). One pass of a consumer runs at a time across
  * every process (a transaction-level advisory lock per consumer; a worker that does not get it skips the pass), and a
  * pass takes the consumer's due rows in outbox id order, so events are handled in the order they were committed:
  * - the claim skips rows whose key has an earlier row waiting to retry (found through the small partial index on
  *   failed rows), so a retrying account neither runs ahead nor fills the batch with rows that cannot go;
  * - within a pass, once an event of a key fails, the later events of that key are left as they are.
- * Within one key, events get increasing outbox ids in commit order (the reconciler stages an account's events under
- * its row lock), which the rule relies on. Several workers share a consumer by taking turns, pass by pass: a pass of
- * the built-in consumers is a few milliseconds for hundreds of events. (A first version let workers claim side by
- * side with SKIP LOCKED and marked rows whose key had an earlier row held elsewhere; that check cost the deposit path
- * a tenth of its throughput in the benchmark: docs/performance.md.)
- *
- * Typed data. A consumer that reads its events' data names the types it reads (`decode`): the runner reads their
- * envelopes in the claim and decodes each event's `data` with its type's schema (src/contract/Events.ts, one compiled
- * decoder per type), so the handler gets `DecodedEvent`s, typed per event type. An event that does not decode (or a
- * handler's `MalformedEvent`) will never succeed: it is dead-lettered at once, with the decode error's message, and
- * the rest go on. The relay and the webhook stager read no data (they forward the JSON as committed).
+ * Within one key, outbox ids follow commit order (the reconciler stages an account's events under its row lock).
+ * Several workers share a consumer by taking turns, pass by pass (a pass is milliseconds for hundreds of events;
+ * claiming side by side with SKIP LOCKED cost the deposit path a tenth of its throughput: docs/performance-history.md).
+ * Typed data. A consumer that reads data names its types (`decode`); the runner decodes each event's `data` with its
+ * type's compiled schema (src/contract/Events.ts), and one that does not decode (or a handler's `MalformedEvent`) is
+ * dead-lettered at once with the decode message. The relay and the webhook stager forward the JSON as committed.
  *
  * Bounds: `batchSize` rows per transaction, `inFlight` transactions at once per runner (each holds one connection),
  * `pollMs` between passes that found less than a full batch; a full batch goes again at once.
@@ -75,10 +67,9 @@ export interface RawConsumer<R = never> extends Subscription {
   readonly withEnvelope?: boolean
   readonly decode?: undefined
   /**
-   * Handles events (outbox id order) inside the runner's transaction. Failing rolls back what it wrote, and the
-   * events are tried one by one. It may return how many of the events, from the first, it did: the rest stay
-   * pending as they are (neither done nor failed) for the next pass, for a consumer that keeps the id order (the
-   * relay: only an unbroken run of published events is done).
+   * Handles events (outbox id order) inside the runner's transaction; failing rolls back its writes and the events
+   * are tried one by one. It may return how many events, from the first, it did: the rest stay pending for the next
+   * pass (the relay: only an unbroken run of published events is done).
    */
   readonly handle: (events: ReadonlyArray<ConsumedEvent>) => Effect.Effect<number | void, unknown, R>
 }
@@ -128,9 +119,8 @@ const errorText = (cause: Cause.Cause<unknown>): string => {
 }
 
 /**
- * A decoding consumer's decoding (undefined for a raw consumer): each claimed event's data through its type's decoder
- * (compiled once, in src/contract/Events.ts), into a DecodedEvent or a MalformedEvent. Throws if the consumer
- * subscribes to a type it does not decode.
+ * A decoding consumer's decoding (undefined for a raw one): each event's data through its type's decoder, into a
+ * DecodedEvent or a MalformedEvent. Throws if the consumer subscribes to a type it does not decode.
  */
 const decodingOf = <R, T extends EventType>(consumer: Consumer<R, T>) => {
   if (consumer.decode === undefined) return undefined
@@ -174,8 +164,7 @@ export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer:
     const turn = sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`consumer:${name}`}, 0)) AS ok`.pipe(
       Effect.map((rows) => rows[0]?.ok === true)
     )
-    // `waiting`: the keys with a row waiting to retry (the partial index on failed rows; usually empty), whose later
-    // rows must not run ahead of it.
+    // `waiting`: keys with a row waiting to retry (partial index on failed rows); their later rows must not run ahead.
     const claim = (now: Date) =>
       sql<ConsumedEvent>`
         WITH waiting AS (
