@@ -97,6 +97,9 @@ export class Payouts extends Effect.Service<Payouts>()("services/transfers/Payou
         return { kind: "claimed" as const, row: (yield* store.find(scope, input.merchantTxRef))! }
       })).pipe(Effect.catchTag("SqlError", Effect.die))
 
+    const inProgress = (merchantTxRef: string) =>
+      new Conflict({ code: "request_in_progress", message: `A transfer with merchantTxRef ${JSON.stringify(merchantTxRef)} is being sent; ask again shortly.` })
+
     /** A request for a reference that exists: the same transfer, a conflict, or (its claimer gone) finished now. */
     const existing = (scope: Scope, row: TransferRow, fingerprint: string) =>
       Effect.gen(function* () {
@@ -104,9 +107,19 @@ export class Payouts extends Effect.Service<Payouts>()("services/transfers/Payou
           return yield* new Conflict({ code: "reference_reused", message: `merchantTxRef ${JSON.stringify(row.merchantTxRef)} already names a transfer with different details.` })
         }
         if (row.status === "Pending" && !row.leaseExpired) {
-          return yield* new Conflict({ code: "request_in_progress", message: `A transfer with merchantTxRef ${JSON.stringify(row.merchantTxRef)} is being sent; ask again shortly.` })
+          return yield* inProgress(row.merchantTxRef)
         }
-        const now = row.status === "Pending" ? yield* dispatch.resume(scope, row) : row
+        if (row.status !== "Pending") return { created: false, transfer: toTransfer(row) }
+        // Its claimer's lease ran out: finish it here. When another request took it over first (it is being sent right
+        // now), this one is in progress as above, not a Pending answer.
+        const now = yield* dispatch.resume(scope, row)
+        if (now === row) {
+          const fresh = (yield* store.find(scope, row.merchantTxRef))!
+          if (fresh.status === "Pending" && !fresh.leaseExpired) {
+            return yield* inProgress(row.merchantTxRef)
+          }
+          return { created: false, transfer: toTransfer(fresh) }
+        }
         return { created: false, transfer: toTransfer(now) }
       })
 
