@@ -4,7 +4,7 @@ import type { EventEnvelope, OutboxEvent } from "../../src/contract/Events.js"
 import type { Mode } from "../../src/domain/Mode.js"
 import { type Column, insertFromJson } from "../../src/db/InsertFromJson.js"
 import { newId } from "../../src/domain/Ids.js"
-import { ConsumerRegistry, INTEREST_JOIN, interestValues } from "./Registry.js"
+import { ConsumerRegistry, interestJoin, interestValues } from "./Registry.js"
 
 /**
  * An event to stage: one of the catalogue's (src/contract/Events.ts), its `type` and the `data` its schema describes.
@@ -32,11 +32,14 @@ export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     // Which consumers want which event types (see services/outbox/Registry), as SQL text built once.
-    const interests = sql.literal(interestValues(yield* ConsumerRegistry))
+    const registry = yield* ConsumerRegistry
+    const interests = sql.literal(interestValues(registry))
+    const join = sql.literal(interestJoin(registry))
     /**
      * The pieces of staging, for a caller that writes the events as part of a statement of its own: the envelopes
-     * (ids made here), the INSERT of the outbox rows (RETURNING id, event_type), and the INSERT of a pending row per
-     * event and consumer that wants the event's type, for the rows that a WITH query named `from` returns. (Postgres allows data-modifying WITH queries only at the top
+     * (ids made here), the INSERT of the outbox rows (RETURNING id, event_type, tenant_id, mode, subject_key), and the
+     * INSERT of a pending row per event and consumer that wants it (its type, and the consumer's `interestedWhen`), for
+     * the rows that a WITH query named `from` returns. (Postgres allows data-modifying WITH queries only at the top
      * level, so the caller names them there.)
      */
     const prepare = (events: ReadonlyArray<StagedEvent>, createdAt: string) => {
@@ -47,10 +50,10 @@ export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
       }))
       return {
         envelopes: envelopes.map((e) => e.envelope),
-        insertEvents: sql`${insertFromJson(sql, "outbox", OUTBOX_COLUMNS, envelopes)} RETURNING id, event_type`,
+        insertEvents: sql`${insertFromJson(sql, "outbox", OUTBOX_COLUMNS, envelopes)} RETURNING id, event_type, tenant_id, mode, subject_key`,
         insertPending: (from: string) =>
           sql`INSERT INTO outbox_pending (consumer, outbox_id) SELECT c.consumer, o.id FROM ${sql(from)} o
-            JOIN ${interests} AS c(consumer, event_type) ON ${sql.literal(INTEREST_JOIN)}`
+            JOIN ${interests} AS c(consumer, event_type) ON ${join}`
       }
     }
 

@@ -10,13 +10,27 @@ export interface Subscription {
    * ones, `internal.*`, which one consumer stages for another and which never leave the service).
    */
   readonly eventTypes: "all" | ReadonlyArray<EventType>
+  /**
+   * When only some tenants' or accounts' events concern it: a SQL condition on the staged outbox row `o` (its
+   * `tenant_id`, `mode`, `subject_key`, `event_type`), checked in the staging statement. An event it is false for gets
+   * no pending row, so a tenant with nothing configured costs the consumer nothing (no row written, claimed, deleted).
+   * The condition sees the configuration as the staging transaction's statement sees it: configuration committed
+   * after the event's statement began applies from the next event on. Code constants only, never input.
+   */
+  readonly interestedWhen?: string
 }
 
 /** Event types consumers stage for other consumers (src/contract/Events.ts): never relayed, never sent to webhooks. */
 export { INTERNAL_PREFIX, isInternalEvent } from "../../src/contract/Events.js"
 
 /** The rules and flows planner: which of a tenant's rules and flows each deposit fires (services/automation). */
-export const AUTOMATION: Subscription = { name: "automation", eventTypes: ["deposit.reconciled"] }
+export const AUTOMATION: Subscription = {
+  name: "automation",
+  eventTypes: ["deposit.reconciled"],
+  // Only a tenant with a money rule or an enabled payment flow in the mode (both probes on the tenant indexes).
+  interestedWhen: `EXISTS (SELECT 1 FROM money_rules r WHERE r.tenant_id = o.tenant_id AND r.mode = o.mode)
+    OR EXISTS (SELECT 1 FROM payment_flows f WHERE f.tenant_id = o.tenant_id AND f.mode = o.mode AND f.enabled)`
+}
 /** The rules and flows actor: each fired rule or flow on its own, so one that keeps failing holds back no other. */
 export const AUTOMATION_FIRED = "internal.automation.fired" as const
 export const AUTOMATION_ACTIONS: Subscription = { name: "automation-actions", eventTypes: [AUTOMATION_FIRED] }
@@ -24,7 +38,12 @@ export const AUTOMATION_ACTIONS: Subscription = { name: "automation-actions", ev
 /** The outbox relay: every event goes to the RECONCILED stream. */
 export const RELAY: Subscription = { name: "relay", eventTypes: "all" }
 /** The webhook stager: every event may have endpoints to go to. */
-export const WEBHOOKS: Subscription = { name: "webhooks", eventTypes: "all" }
+export const WEBHOOKS: Subscription = {
+  name: "webhooks",
+  eventTypes: "all",
+  // Only a tenant with an active endpoint in the mode (webhook_endpoints_tenant_idx, partial on active).
+  interestedWhen: "EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.tenant_id = o.tenant_id AND e.mode = o.mode AND e.active)"
+}
 
 /** Internal events that tell the insights consumer an account's or a billing schedule's figures changed. */
 export const INSIGHTS_ACCOUNT = "internal.insights.account" as const
@@ -41,7 +60,13 @@ export const INSIGHTS: Subscription = {
  * Billing at payment time (services/billing/BillingConsumer.ts): a deposit or a review decision that pays (or un-pays) a
  * billed account's period marks it and stages `billing.period.paid` within a pass.
  */
-export const BILLING: Subscription = { name: "billing", eventTypes: ["deposit.reconciled", "transaction.reviewed"] }
+export const BILLING: Subscription = {
+  name: "billing",
+  eventTypes: ["deposit.reconciled", "transaction.reviewed"],
+  // Only an account (the subject key is its accountRef) with a live schedule: what `Billing.syncAccounts` works on.
+  interestedWhen: `EXISTS (SELECT 1 FROM virtual_accounts va JOIN billing_schedules s ON s.virtual_account_id = va.id AND s.status IN ('Active', 'Paused')
+    WHERE va.tenant_id = o.tenant_id AND va.mode = o.mode AND va.account_ref = o.subject_key)`
+}
 
 
 const NAME = /^[a-z][a-z0-9_-]{0,62}$/
@@ -89,5 +114,13 @@ export const interestValues = (subscriptions: ReadonlyArray<Subscription>): stri
   return rows.length === 0 ? "(VALUES (NULL::text, NULL::text) LIMIT 0)" : `(VALUES ${rows.join(", ")})`
 }
 
-/** The join condition of an outbox row `o` with the interest list `c`: a wanted type, or any public type for "all". */
-export const INTEREST_JOIN = `(c.event_type IS NULL AND o.event_type NOT LIKE '${INTERNAL_PREFIX}%') OR c.event_type = o.event_type`
+/**
+ * The join condition of an outbox row `o` with the interest list `c`: a wanted type, or any public type for "all"; and
+ * the consumer's `interestedWhen`, if it has one.
+ */
+export const interestJoin = (subscriptions: ReadonlyArray<Subscription>): string => {
+  const typed = `((c.event_type IS NULL AND o.event_type NOT LIKE '${INTERNAL_PREFIX}%') OR c.event_type = o.event_type)`
+  const conditional = checkRegistry(subscriptions).filter((s) => s.interestedWhen !== undefined)
+  if (conditional.length === 0) return typed
+  return `${typed} AND CASE c.consumer ${conditional.map((s) => `WHEN '${s.name}' THEN (${s.interestedWhen})`).join(" ")} ELSE true END`
+}

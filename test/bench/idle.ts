@@ -1,0 +1,114 @@
+/**
+ * The service at rest (issue 33): `npm run bench:idle` (embedded default) or `npm run bench:idle -- --external`
+ * (this machine's Postgres and NATS, on a scratch database and stream prefix removed at the end).
+ *
+ * Starts the service as `npm start` does (`node --max-semi-space-size=64 --import tsx src/main.ts`), then:
+ *  1. times its first log line and its first HTTP answer (GET /healthz, asked every 20 ms) from the spawn;
+ *  2. waits `--settle` seconds (default 5: start-up work, such as the dashboard bundle, is not idle);
+ *  3. reads the CPU (user + system, /proc) of the service and, with --external, of every process named postgres and
+ *     nats-server, over `--seconds` (default 60), with nothing asked of the service;
+ *  4. reads the service's resident memory (VmRSS) at the end and its peak (VmHWM).
+ * Progress lines first; the LAST line is one JSON object:
+ *   firstLogMs, firstAnswerMs    spawn -> the first line the service wrote / its first answer
+ *   serviceCpuPercent            the service's CPU over the window, in % of one core
+ *   postgresCpuPercent, natsCpuPercent   the same for the servers (--external only; every backend counts)
+ *   rssMb, peakRssMb             VmRSS at the end, VmHWM
+ * Run it alone: anything else using the servers counts as theirs.
+ */
+import { spawn } from "node:child_process"
+import * as crypto from "node:crypto"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Effect } from "effect"
+import { deleteTopology } from "../../streams/JetStream.js"
+import { NatsLive } from "../../streams/Nats.js"
+import { childEnv, freePort, REPO_ROOT, SERVICE_NODE_FLAGS, tempDir } from "../support/Processes.js"
+import { createScratchDatabase, databaseUrl, dropScratchDatabase } from "../support/TestDatabase.js"
+import { parseBenchArgs } from "./args.js"
+import { processCpu, running, stop } from "./shared.js"
+
+const args = parseBenchArgs(process.argv.slice(2), { values: ["seconds", "settle"], flags: ["external", "service-output"] })
+const seconds = args.num("seconds", 60, (n) => n >= 1 && n <= 3600)
+const settle = args.num("settle", 5, (n) => n >= 0 && n <= 600)
+const external = args.flags.has("external")
+const NATS_URL = process.env.TEST_NATS_URL ?? "127.0.0.1:4222"
+const log = (s: string) => process.stderr.write(`idle: ${s}\n`)
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+const memoryMb = (pid: number) => {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8")
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0)
+  return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 }
+}
+
+const cpuOf = (pid: number, names: ReadonlyArray<string>) => {
+  const all = processCpu()
+  const byName: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]))
+  for (const p of all.values()) if (p.comm in byName) byName[p.comm]! += p.cpu
+  return { service: all.get(pid)?.cpu ?? 0, ...byName }
+}
+
+const main = async () => {
+  const dataDir = tempDir("collections-idle-")
+  const prefix = `idle${crypto.randomBytes(4).toString("hex")}.`
+  const db = external ? await createScratchDatabase("idle") : undefined
+  const port = await freePort()
+  const env: Record<string, string> = { HOST: "127.0.0.1", PORT: String(port), DATA_DIR: dataDir }
+  if (db) Object.assign(env, { DATABASE_URL: databaseUrl(db), NATS_URL, NATS_PREFIX: prefix })
+  const started = Date.now()
+  let firstLogMs: number | undefined
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, "--import", "tsx", path.join(REPO_ROOT, "src", "main.ts")], {
+    cwd: REPO_ROOT, env: childEnv(env), stdio: ["ignore", "pipe", "pipe"]
+  })
+  const exited = new Promise((resolve) => child.on("exit", resolve))
+  const svc = { child, exited }
+  let output = ""
+  const onData = (d: Buffer) => {
+    firstLogMs ??= Date.now() - started
+    output += d.toString()
+    if (args.flags.has("service-output")) process.stderr.write(d)
+  }
+  child.stdout!.on("data", onData)
+  child.stderr!.on("data", onData)
+  try {
+    let firstAnswerMs: number | undefined
+    while (firstAnswerMs === undefined) {
+      if (!running(svc)) throw new Error(`the service exited:\n${output}`)
+      if (Date.now() - started > 180_000) throw new Error(`no answer in 180 s:\n${output}`)
+      if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) firstAnswerMs = Date.now() - started
+      else await sleep(20)
+    }
+    log(`first log line after ${firstLogMs ?? "-"} ms, first answer after ${firstAnswerMs} ms; settling ${settle} s`)
+    await sleep(settle * 1000)
+    const names = external ? ["postgres", "nats-server"] : []
+    const before = cpuOf(child.pid!, names)
+    const t0 = Date.now()
+    log(`measuring ${seconds} s at rest`)
+    await sleep(seconds * 1000)
+    const after = cpuOf(child.pid!, names)
+    const wall = (Date.now() - t0) / 1000
+    const pct = (k: string) => Math.round((10_000 * ((after as any)[k] - (before as any)[k])) / wall) / 100
+    const mem = memoryMb(child.pid!)
+    const result = {
+      mode: external ? "postgres+nats" : "embedded",
+      firstLogMs: firstLogMs ?? null, firstAnswerMs, seconds: Math.round(wall),
+      serviceCpuPercent: pct("service"),
+      ...(external ? { postgresCpuPercent: pct("postgres"), natsCpuPercent: pct("nats-server") } : {}),
+      rssMb: Math.round(mem.rss), peakRssMb: Math.round(mem.peak)
+    }
+    log(`service ${result.serviceCpuPercent}% of a core over ${Math.round(wall)} s at rest; RSS ${result.rssMb} MB (peak ${result.peakRssMb} MB)`)
+    process.stdout.write(`${JSON.stringify(result)}\n`)
+  } finally {
+    await stop(svc)
+    if (db) {
+      await dropScratchDatabase(db).catch(() => undefined)
+      await Effect.runPromise(deleteTopology({ prefix }).pipe(Effect.provide(NatsLive(NATS_URL, "collections-bench")))).catch(() => undefined)
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+main().catch((e) => {
+  process.stderr.write(`idle: ${e instanceof Error ? e.stack : String(e)}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,90 @@
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import type { Mode } from "../../src/domain/Mode.js"
+import { Outbox } from "../../services/outbox/Outbox.js"
+import { expectStatus } from "../support/ApiHelpers.js"
+import { createAccount, testTenant } from "../support/Pipeline.js"
+import { call, makeTestApp } from "../support/TestApp.js"
+
+/**
+ * Pending rows only for the consumers an event concerns (issue 33): webhooks when the tenant has an active endpoint in
+ * the mode, automation when it has a money rule or an enabled payment flow, billing when the account has a live
+ * schedule; the relay and insights always. No workers run here, so the rows stay as staged. The reconciler stages
+ * through the same `Outbox.prepare` SQL as `Outbox.stage` (services/deposits/HotPath.ts).
+ */
+
+const deposit = (tenantId: string, mode: Mode, accountRef: string) =>
+  Effect.flatMap(Outbox, (outbox) =>
+    outbox.stage([{
+      tenantId, mode, subjectKey: accountRef, type: "transaction.reviewed",
+      data: { transaction: { reference: `ref-${accountRef}` }, account: null } as never
+    }, {
+      tenantId, mode, subjectKey: accountRef, type: "deposit.reconciled",
+      data: { transaction: { reference: `ref-${accountRef}` }, account: null, risk: { score: 0, reasons: [] } } as never
+    }]))
+
+/** The consumers with a pending row for each staged event, by event type. */
+const consumersOf = (events: ReadonlyArray<{ readonly id: string; readonly type: string }>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.forEach(events, (e) =>
+      sql<{ consumer: string }>`SELECT p.consumer FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id WHERE o.event_id = ${e.id} ORDER BY 1`.pipe(
+        Effect.map((rows) => [e.type, rows.map((r) => r.consumer)] as const)
+      ))).pipe(Effect.map((pairs) => Object.fromEntries(pairs)), Effect.orDie)
+
+const ALWAYS = ["insights", "relay"]
+
+layer(makeTestApp({ workers: false }), { timeout: 60_000, excludeTestServices: true })("pending rows by interest", (it) => {
+  it.effect("a tenant with nothing configured costs only the relay and insights; each configuration adds its consumer, for its tenant, mode and account", () =>
+    Effect.gen(function* () {
+      const t = yield* testTenant
+      const other = yield* testTenant
+      yield* createAccount(t.token, "int-a", "Ada Obi")
+      yield* createAccount(t.token, "int-b", "Bola Ade")
+
+      const nothing = yield* consumersOf(yield* deposit(t.tenantId, "test", "int-a"))
+      expect(nothing).toEqual({ "transaction.reviewed": ALWAYS, "deposit.reconciled": ALWAYS })
+
+      // An endpoint: every public event of the tenant's test mode goes to the webhook stager.
+      expectStatus(yield* call("POST", "/api/v1/webhook-endpoints", { token: t.token, json: { url: "http://127.0.0.1:9/hook" } }), 201)
+      expect(yield* consumersOf(yield* deposit(t.tenantId, "test", "int-a"))).toEqual({
+        "transaction.reviewed": ["insights", "relay", "webhooks"], "deposit.reconciled": ["insights", "relay", "webhooks"]
+      })
+
+      // A money rule: deposits go to the planner (review decisions are not its).
+      expectStatus(yield* call("POST", "/api/v1/rules", { token: t.token, json: { trigger: "HighRisk", action: "ReviewFlag", minRiskScore: 60 } }), 201)
+      expect(yield* consumersOf(yield* deposit(t.tenantId, "test", "int-a"))).toEqual({
+        "transaction.reviewed": ["insights", "relay", "webhooks"], "deposit.reconciled": ["automation", "insights", "relay", "webhooks"]
+      })
+
+      // A live schedule on int-a: its deposits and review decisions go to billing; int-b's do not.
+      const schedule = yield* call("POST", "/api/v1/billing/schedules", {
+        token: t.token, json: { accountRef: "int-a", interval: "Weekly", amountKobo: 7_000, dueOffsetDays: 0, reference: "int-a-weekly" }
+      })
+      expectStatus(schedule, 201)
+      expect(yield* consumersOf(yield* deposit(t.tenantId, "test", "int-a"))).toEqual({
+        "transaction.reviewed": ["billing", "insights", "relay", "webhooks"], "deposit.reconciled": ["automation", "billing", "insights", "relay", "webhooks"]
+      })
+      expect(yield* consumersOf(yield* deposit(t.tenantId, "test", "int-b"))).toEqual({
+        "transaction.reviewed": ["insights", "relay", "webhooks"], "deposit.reconciled": ["automation", "insights", "relay", "webhooks"]
+      })
+
+      // Cancelled, the schedule stops counting; the other mode and the other tenant never counted.
+      const cancelled = yield* call("POST", `/api/v1/billing/schedules/${schedule.body.id}/cancel`, { token: t.token })
+      expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200)
+      expect((yield* consumersOf(yield* deposit(t.tenantId, "test", "int-a")))["deposit.reconciled"]).toEqual(["automation", "insights", "relay", "webhooks"])
+      expect(yield* consumersOf(yield* deposit(t.tenantId, "live", "int-a"))).toEqual({ "transaction.reviewed": ALWAYS, "deposit.reconciled": ALWAYS })
+      expect(yield* consumersOf(yield* deposit(other.tenantId, "test", "int-a"))).toEqual({ "transaction.reviewed": ALWAYS, "deposit.reconciled": ALWAYS })
+    }))
+
+  it.effect("a payment flow counts only while enabled", () =>
+    Effect.gen(function* () {
+      const t = yield* testTenant
+      const flow = yield* call("POST", "/api/v1/flows", { token: t.testOwnerToken, json: { name: "risky", trigger: "high-risk", actions: ["notify"], minRiskScore: 60 } })
+      expectStatus(flow, 201)
+      expect((yield* consumersOf(yield* deposit(t.tenantId, "test", "f-a")))["deposit.reconciled"]).toEqual(["automation", "insights", "relay"])
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE payment_flows SET enabled = false WHERE tenant_id = ${t.tenantId}`.pipe(Effect.orDie)
+      expect((yield* consumersOf(yield* deposit(t.tenantId, "test", "f-a")))["deposit.reconciled"]).toEqual(ALWAYS)
+    }))
+})
