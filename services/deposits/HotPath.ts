@@ -94,6 +94,7 @@ export const makeHotPath = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Ou
       if (written?.transactions !== w.transactions.length || written.accounts !== w.accounts.length) {
         return yield* Effect.dieMessage(`batched reconcile wrote ${JSON.stringify(written)} for ${w.transactions.length} transactions and ${w.accounts.length} accounts`)
       }
+      yield* outbox.nudge(w.events)
       if (w.reversedCredits.length > 0) {
         yield* sql`
           UPDATE transactions t SET reversed_kobo = u.reversed_kobo, status = u.status

@@ -5,6 +5,7 @@ import type { Mode } from "../../src/domain/Mode.js"
 import { type Column, insertFromJson } from "../../src/db/InsertFromJson.js"
 import { newId } from "../../src/domain/Ids.js"
 import { ConsumerRegistry, interestJoin, interestValues } from "./Registry.js"
+import { OutboxWakeups } from "./Wakeups.js"
 
 /**
  * An event to stage: one of the catalogue's (src/contract/Events.ts), its `type` and the `data` its schema describes.
@@ -35,6 +36,9 @@ export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
     const registry = yield* ConsumerRegistry
     const interests = sql.literal(interestValues(registry))
     const join = sql.literal(interestJoin(registry))
+    const wakeups = yield* OutboxWakeups
+    /** Wakes this process's runners that want these events (call it once they are written; see Wakeups.ts). */
+    const nudge = (events: ReadonlyArray<{ readonly type: string }>) => Effect.sync(() => wakeups.nudge(events.map((e) => e.type)))
     /**
      * The pieces of staging, for a caller that writes the events as part of a statement of its own: the envelopes
      * (ids made here), the INSERT of the outbox rows (RETURNING id, event_type, tenant_id, mode, subject_key), and the
@@ -62,8 +66,9 @@ export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
       const staged = prepare(events, new Date(yield* Clock.currentTimeMillis).toISOString())
       // One statement: the events, and for each a pending row per consumer that wants it.
       yield* sql`WITH o AS (${staged.insertEvents}) ${staged.insertPending("o")}`
+      yield* nudge(events)
       return staged.envelopes
     })
-    return { stage, prepare } as const
+    return { stage, prepare, nudge } as const
   })
 }) {}

@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Cause, Clock, Data, Duration, Effect, Either, Exit, Layer, Option, Schedule } from "effect"
-import { DATA_DECODERS, type DataOf, type EventType, isEventType } from "../../src/contract/Events.js"
-import type { Mode } from "../../src/domain/Mode.js"
+import { Cause, Clock, Duration, Effect, Either, Exit, Layer, Option, Queue, Schedule } from "effect"
+import type { EventType } from "../../src/contract/Events.js"
 import { delayBeforeRetry } from "../../src/domain/RetrySchedule.js"
-import type { Subscription } from "./Registry.js"
+import { type ConsumedEvent, type Consumer, type DecodedEvent, decodingOf, MalformedEvent, type RawConsumer } from "./Consumers.js"
+import { OutboxWakeups } from "./Wakeups.js"
 
 /**
  * The one runner every downstream consumer of committed outbox events uses. Each pass is ONE transaction: claim up to `batchSize` of the consumer's due pending rows (in outbox id order), run the handler on them and delete them. The handler's Postgres writes commit with the delete
@@ -26,71 +26,25 @@ import type { Subscription } from "./Registry.js"
  * dead-lettered at once with the decode message. The relay and the webhook stager forward the JSON as committed.
  *
  * Bounds: `batchSize` rows per transaction, `inFlight` transactions at once per runner (each holds one connection),
- * `pollMs` between passes that found less than a full batch; a full batch goes again at once.
+ * `pollMs` after a pass that found some but less than a full batch (a full batch goes again at once); after a pass that
+ * found nothing it waits for a nudge (this process staged one of its types: Wakeups.ts) or `idlePollMs`, so idle is idle.
  */
 
-/** One committed outbox event as a consumer sees it. */
-export interface ConsumedEvent {
-  readonly outboxId: number
-  readonly eventId: string
-  readonly tenantId: string
-  readonly mode: Mode
-  readonly eventType: string
-  readonly subjectKey: string
-  /** Failed attempts so far. */
-  readonly attempts: number
-  /** The envelope as the JSON text Postgres holds, when the consumer asks for it (`withEnvelope`); else "". */
-  readonly envelopeJson: string
-}
-
-/** A consumed event whose `data` the runner decoded with its type's schema: one member per type of T, by `eventType`. */
-export type DecodedEvent<T extends EventType = EventType> = T extends EventType
-  ? Omit<ConsumedEvent, "eventType"> & { readonly eventType: T; readonly data: DataOf<T> }
-  : never
-
-/**
- * An event that will never be handled as it is (its data does not match its type's schema): the runner dead-letters it
- * at once, without retries. The runner's own decoding makes these; a handler that reads data itself may fail with one.
- */
-export class MalformedEvent extends Data.TaggedError("MalformedEvent")<{ readonly eventType: string; readonly reason: string }> {
-  override get message() {
-    return `${this.eventType} event does not decode: ${this.reason}`
-  }
-}
-
-/** A consumer of a consumer runner: it reads the events' columns (and envelope text), or their decoded data. */
-export type Consumer<R = never, T extends EventType = EventType> = RawConsumer<R> | DecodingConsumer<R, T>
-
-/** A consumer that reads only the events' columns and, with `withEnvelope`, the envelope's JSON text. */
-export interface RawConsumer<R = never> extends Subscription {
-  /** Read each event's envelope text in the claim (the relay does; the webhook stager reads only what it needs). */
-  readonly withEnvelope?: boolean
-  readonly decode?: undefined
-  /**
-   * Handles events (outbox id order) inside the runner's transaction; failing rolls back its writes and the events
-   * are tried one by one. It may return how many events, from the first, it did: the rest stay pending for the next
-   * pass (the relay: only an unbroken run of published events is done).
-   */
-  readonly handle: (events: ReadonlyArray<ConsumedEvent>) => Effect.Effect<number | void, unknown, R>
-}
-
-/** A consumer that reads its events' data, decoded by the runner (see above). */
-export interface DecodingConsumer<R = never, T extends EventType = EventType> extends Subscription {
-  /** Also keep each event's envelope text in `envelopeJson`. */
-  readonly withEnvelope?: boolean
-  /** The types whose data it reads: every type it subscribes to (checked when its runner is made). */
-  readonly decode: ReadonlyArray<T>
-  /** As RawConsumer's `handle`, with each event's data decoded; malformed events never reach it. */
-  readonly handle: (events: ReadonlyArray<DecodedEvent<T>>) => Effect.Effect<number | void, unknown, R>
-}
+export * from "./Consumers.js"
 
 export interface RunnerOptions {
   /** Pending rows claimed per transaction. */
   readonly batchSize: number
   /** Loops of this consumer in this process. They take turns with each other and with other processes (one pass at a time). */
   readonly inFlight: number
-  /** Pause after a pass that found less than a full batch. */
+  /** Pause after a pass that found some events but less than a full batch. */
   readonly pollMs: number
+  /**
+   * Longest pause after a pass that found nothing: a nudge ends it sooner (then a pass `wakeDelayMs` later, and one
+   * more after `pollMs`, for a staging transaction still open), and so does the earliest retry this runner set.
+   */
+  readonly idlePollMs: number
+  readonly wakeDelayMs: number
   /** Attempts before an event is dead-lettered. */
   readonly maxAttempts: number
   /** The delay before each retry (retry 0 follows the first failure); an exhausted schedule dead-letters too. */
@@ -102,12 +56,16 @@ export interface RunnerOptions {
 /** 1 s, 3 s, 9 s, ... (about 18 minutes over the 8 attempts), each jittered. */
 export const DEFAULT_RETRY: Schedule.Schedule<Duration.Duration> = Schedule.exponential("1 second", 3).pipe(Schedule.jittered)
 
-export const DEFAULT_RUNNER_OPTIONS: RunnerOptions = { batchSize: 500, inFlight: 1, pollMs: 200, maxAttempts: 8, retry: DEFAULT_RETRY }
+export const DEFAULT_RUNNER_OPTIONS: RunnerOptions = {
+  batchSize: 500, inFlight: 1, pollMs: 200, idlePollMs: 5_000, wakeDelayMs: 10, maxAttempts: 8, retry: DEFAULT_RETRY
+}
 
 export interface PassReport {
   readonly claimed: number
   readonly handled: number
   readonly failed: number
+  /** Another loop (this process's or another's) had the consumer's turn: nothing was looked at. */
+  readonly busy?: boolean
 }
 
 const keyOf = (e: ConsumedEvent) => `${e.tenantId}\u0000${e.mode}\u0000${e.subjectKey}`
@@ -118,37 +76,6 @@ const errorText = (cause: Cause.Cause<unknown>): string => {
   return text.slice(0, 2000)
 }
 
-/**
- * A decoding consumer's decoding (undefined for a raw one): each event's data through its type's decoder, into a
- * DecodedEvent or a MalformedEvent. Throws if the consumer subscribes to a type it does not decode.
- */
-const decodingOf = <R, T extends EventType>(consumer: Consumer<R, T>) => {
-  if (consumer.decode === undefined) return undefined
-  const decoders = new Map<string, (data: unknown) => Either.Either<unknown, { readonly message: string }>>(
-    consumer.decode.map((t) => [t, DATA_DECODERS[t]])
-  )
-  const missing = consumer.eventTypes === "all" ? ["all"] : consumer.eventTypes.filter((t) => !decoders.has(t))
-  if (missing.length > 0) throw new Error(`consumer ${consumer.name} subscribes to ${missing.join(", ")} but decodes only ${consumer.decode.join(", ")}`)
-  const decodeOne = (e: ConsumedEvent): Either.Either<DecodedEvent<T>, MalformedEvent> => {
-    const decoder = decoders.get(e.eventType)
-    if (decoder === undefined) {
-      const reason = isEventType(e.eventType) ? `consumer ${consumer.name} does not read this type` : "not a type of the event catalogue"
-      return Either.left(new MalformedEvent({ eventType: e.eventType, reason }))
-    }
-    let data: unknown
-    try {
-      data = (JSON.parse(e.envelopeJson) as { readonly data?: unknown }).data
-    } catch (error) {
-      return Either.left(new MalformedEvent({ eventType: e.eventType, reason: `its envelope is not JSON: ${String(error)}` }))
-    }
-    return Either.match(decoder(data), {
-      onLeft: (error) => Either.left(new MalformedEvent({ eventType: e.eventType, reason: error.message })),
-      onRight: (decoded) => Either.right({ ...e, envelopeJson: consumer.withEnvelope ? e.envelopeJson : "", data: decoded } as DecodedEvent<T>)
-    })
-  }
-  return { decodeOne, handle: consumer.handle }
-}
-
 /** The runner's passes for one consumer, and its loops. */
 export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer: Consumer<R, T>, overrides: Partial<RunnerOptions> = {}) =>
   Effect.gen(function* () {
@@ -156,6 +83,9 @@ export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer:
     const sql = yield* SqlClient.SqlClient
     const name = consumer.name
     const decoding = yield* Effect.sync(() => decodingOf(consumer))
+    const wake = yield* Queue.sliding<void>(1)
+    // The earliest retry this runner scheduled (its idle pause ends then).
+    let retryAtMs = Number.POSITIVE_INFINITY
     const handle = (events: ReadonlyArray<ConsumedEvent>): Effect.Effect<number | void, unknown, R> =>
       decoding === undefined ? (consumer as RawConsumer<R>).handle(events) : decoding.handle(events as ReadonlyArray<DecodedEvent<T>>)
     const envelope = consumer.withEnvelope || decoding ? sql`, o.envelope::text AS envelope_json` : sql`, '' AS envelope_json`
@@ -212,6 +142,7 @@ export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer:
           )
         }
         const nextAttemptAt = new Date(nowMs + Duration.toMillis(delay.value))
+        retryAtMs = Math.min(retryAtMs, nextAttemptAt.getTime())
         yield* sql`
           UPDATE outbox_pending SET attempts = ${attempts}, last_error = ${error}, next_attempt_at = ${nextAttemptAt}
           WHERE consumer = ${name} AND outbox_id = ${e.outboxId}`
@@ -244,7 +175,7 @@ export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer:
     /** One transaction: claim, handle (batch, else one by one), delete or record failures. */
     const pass: Effect.Effect<PassReport, unknown, R> = sql.withTransaction(
       Effect.gen(function* () {
-        if (!(yield* turn)) return { claimed: 0, handled: 0, failed: 0 }
+        if (!(yield* turn)) return { claimed: 0, handled: 0, failed: 0, busy: true }
         const nowMs = yield* Clock.currentTimeMillis
         const claimed = yield* claim(new Date(nowMs))
         if (claimed.length === 0) return { claimed: claimed.length, handled: 0, failed: 0 }
@@ -277,20 +208,43 @@ export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer:
     )
 
     // A failed pass (Postgres restarting) is logged, and the loop carries on at the next tick.
-    const loop = pass.pipe(
+    const safePass = pass.pipe(
       Effect.catchAllCause((cause) =>
         Cause.isInterruptedOnly(cause)
           ? Effect.failCause(cause)
-          : Effect.logError(`consumer ${name}: pass failed; retrying`, cause).pipe(Effect.as({ claimed: 0, handled: 0, failed: 0 }))
-      ),
-      Effect.flatMap((r) => (r.handled + r.failed >= options.batchSize ? Effect.void : Effect.sleep(Duration.millis(options.pollMs)))),
-      Effect.forever
+          : Effect.logError(`consumer ${name}: pass failed; retrying`, cause).pipe(Effect.as<PassReport>({ claimed: 0, handled: 0, failed: 0 }))
+      )
     )
+    /** Waits for a nudge, the earliest retry or idlePollMs; true when nudged. */
+    const idleWait = Effect.gen(function* () {
+      const untilRetry = retryAtMs - (yield* Clock.currentTimeMillis)
+      retryAtMs = Number.POSITIVE_INFINITY
+      const waitMs = Math.max(0, Math.min(options.idlePollMs, untilRetry))
+      const nudged = yield* Effect.raceFirst(Queue.take(wake).pipe(Effect.as(true)), Effect.sleep(Duration.millis(waitMs)).pipe(Effect.as(false)))
+      if (nudged) yield* Effect.sleep(Duration.millis(options.wakeDelayMs))
+      return nudged
+    })
+    const loop = Effect.gen(function* () {
+      let recheck = false
+      for (;;) {
+        const r = yield* safePass
+        if (r.handled + r.failed >= options.batchSize) continue
+        // Found some, or another loop had the turn (its events may be ours next): the short pause.
+        if (r.claimed > 0 || r.busy === true || recheck) {
+          recheck = false
+          yield* Effect.sleep(Duration.millis(options.pollMs))
+        } else {
+          recheck = yield* idleWait
+        }
+      }
+    })
 
-    /** Forks `inFlight` loops into the current scope. */
-    const start = Effect.forEach(Array.from({ length: Math.max(1, options.inFlight) }), () => Effect.forkScoped(loop), { discard: true }).pipe(
-      Effect.annotateLogs({ component: "consumer-runner", consumer: name })
-    )
+    /** Forks `inFlight` loops into the current scope, listening for nudges while it lasts. */
+    const start = Effect.gen(function* () {
+      const hub = yield* OutboxWakeups
+      yield* Effect.acquireRelease(Effect.sync(() => hub.listen(consumer, () => void Queue.unsafeOffer(wake, undefined))), (off) => Effect.sync(off))
+      yield* Effect.forEach(Array.from({ length: Math.max(1, options.inFlight) }), () => Effect.forkScoped(loop), { discard: true })
+    }).pipe(Effect.annotateLogs({ component: "consumer-runner", consumer: name }))
     return { pass, start, options } as const
   })
 

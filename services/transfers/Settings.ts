@@ -43,7 +43,7 @@ export class MoneyOutSettings extends Context.Reference<MoneyOutSettings>()("ser
     providerTimeoutMs: fromEnv("PROVIDER_TIMEOUT_MS", 15_000),
     bankListTtlMs: fromEnv("BANK_LIST_TTL_MS", 3_600_000),
     sandboxReportDelayMs: fromEnv("SANDBOX_TRANSFER_REPORT_DELAY_MS", 1_000),
-    sandboxReportIntervalMs: fromEnv("SANDBOX_TRANSFER_REPORT_INTERVAL_MS", 250)
+    sandboxReportIntervalMs: fromEnv("SANDBOX_TRANSFER_REPORT_INTERVAL_MS", 1_000)
   })
 }) {}
 

@@ -13,6 +13,7 @@
  *   serviceCpuPercent            the service's CPU over the window, in % of one core
  *   postgresCpuPercent, natsCpuPercent   the same for the servers (--external only; every backend counts)
  *   rssMb, peakRssMb             VmRSS at the end, VmHWM
+ * More flags: --node-flag F (repeatable: a flag for the service's node, e.g. --node-flag=--cpu-prof), --service-output.
  * Run it alone: anything else using the servers counts as theirs.
  */
 import { spawn } from "node:child_process"
@@ -27,7 +28,7 @@ import { createScratchDatabase, databaseUrl, dropScratchDatabase } from "../supp
 import { parseBenchArgs } from "./args.js"
 import { processCpu, running, stop } from "./shared.js"
 
-const args = parseBenchArgs(process.argv.slice(2), { values: ["seconds", "settle"], flags: ["external", "service-output"] })
+const args = parseBenchArgs(process.argv.slice(2), { values: ["seconds", "settle", "node-flag"], flags: ["external", "service-output"] })
 const seconds = args.num("seconds", 60, (n) => n >= 1 && n <= 3600)
 const settle = args.num("settle", 5, (n) => n >= 0 && n <= 600)
 const external = args.flags.has("external")
@@ -41,11 +42,24 @@ const memoryMb = (pid: number) => {
   return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 }
 }
 
+/** CPU seconds by pid of the service and of the processes with these names (a pid that ends meanwhile drops out). */
 const cpuOf = (pid: number, names: ReadonlyArray<string>) => {
-  const all = processCpu()
-  const byName: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]))
-  for (const p of all.values()) if (p.comm in byName) byName[p.comm]! += p.cpu
-  return { service: all.get(pid)?.cpu ?? 0, ...byName }
+  const out = new Map<number, { readonly group: string; readonly cpu: number }>()
+  for (const [p, v] of processCpu()) {
+    if (p === pid) out.set(p, { group: "service", cpu: v.cpu })
+    else if (names.includes(v.comm)) out.set(p, { group: v.comm, cpu: v.cpu })
+  }
+  return out
+}
+
+/** CPU seconds each group used between two readings, over the processes present in both. */
+const usedBetween = (before: ReturnType<typeof cpuOf>, after: ReturnType<typeof cpuOf>) => {
+  const used: Record<string, number> = {}
+  for (const [p, a] of after) {
+    const b = before.get(p)
+    if (b) used[a.group] = (used[a.group] ?? 0) + (a.cpu - b.cpu)
+  }
+  return used
 }
 
 const main = async () => {
@@ -57,7 +71,7 @@ const main = async () => {
   if (db) Object.assign(env, { DATABASE_URL: databaseUrl(db), NATS_URL, NATS_PREFIX: prefix })
   const started = Date.now()
   let firstLogMs: number | undefined
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, "--import", "tsx", path.join(REPO_ROOT, "src", "main.ts")], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(args.values.get("node-flag") ?? []), "--import", "tsx", path.join(REPO_ROOT, "src", "main.ts")], {
     cwd: REPO_ROOT, env: childEnv(env), stdio: ["ignore", "pipe", "pipe"]
   })
   const exited = new Promise((resolve) => child.on("exit", resolve))
@@ -87,7 +101,8 @@ const main = async () => {
     await sleep(seconds * 1000)
     const after = cpuOf(child.pid!, names)
     const wall = (Date.now() - t0) / 1000
-    const pct = (k: string) => Math.round((10_000 * ((after as any)[k] - (before as any)[k])) / wall) / 100
+    const used = usedBetween(before, after)
+    const pct = (k: string) => Math.round((10_000 * (used[k] ?? 0)) / wall) / 100
     const mem = memoryMb(child.pid!)
     const result = {
       mode: external ? "postgres+nats" : "embedded",

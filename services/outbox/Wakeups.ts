@@ -1,0 +1,56 @@
+import { Context } from "effect"
+import { BroadcastChannel, isMainThread } from "node:worker_threads"
+import { isInternalEvent } from "../../src/contract/Events.js"
+import type { Subscription } from "./Registry.js"
+
+/**
+ * Wake-ups on staging, within one process: staging events (`Outbox.stage`, the reconciler's batch) nudges the consumer
+ * runners that want one of their types, so an idle runner need not poll to notice them soon. A nudge comes as the
+ * events are staged, before their transaction commits: a woken runner looks a moment later and once more after its
+ * `pollMs` (services/outbox/Runner.ts). Events staged by another process (an API process, another worker) are found by
+ * each runner's idle poll (`idlePollMs`). The reconciler's thread (src/WorkerThread.ts) runs no consumer: its nudges
+ * cross to the main thread's hub on a BroadcastChannel.
+ */
+export interface WakeupHub {
+  /** Calls `wake` for every nudge of a type `subscription` wants, until the returned function is called. */
+  readonly listen: (subscription: Subscription, wake: () => void) => () => void
+  /** Wakes the listeners that want any of `types`. */
+  readonly nudge: (types: Iterable<string>) => void
+}
+
+const CHANNEL = "collections-outbox-wakeups"
+
+export const makeWakeupHub = (): WakeupHub => {
+  const listeners = new Set<{ readonly wants: (type: string) => boolean; readonly wake: () => void }>()
+  const wakeFor = (distinct: ReadonlySet<string>) => {
+    for (const l of listeners) {
+      for (const t of distinct) {
+        if (l.wants(t)) {
+          l.wake()
+          break
+        }
+      }
+    }
+  }
+  // Main thread: hears the other threads' nudges. Another thread: tells the main thread. Neither keeps the process up.
+  const channel = new BroadcastChannel(CHANNEL)
+  channel.unref()
+  if (isMainThread) channel.onmessage = (m) => wakeFor(new Set((m as { readonly data: ReadonlyArray<string> }).data))
+  return {
+    listen: (subscription, wake) => {
+      const types = subscription.eventTypes
+      const listener = { wants: types === "all" ? (t: string) => !isInternalEvent(t) : (t: string) => (types as ReadonlyArray<string>).includes(t), wake }
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    nudge: (types) => {
+      if (!isMainThread) return channel.postMessage([...new Set(types)])
+      if (listeners.size > 0) wakeFor(new Set(types))
+    }
+  }
+}
+
+/** The process's hub (one per process: a Reference's default is made once). */
+export class OutboxWakeups extends Context.Reference<OutboxWakeups>()("services/outbox/OutboxWakeups", {
+  defaultValue: (): WakeupHub => makeWakeupHub()
+}) {}
