@@ -27,6 +27,7 @@ export const UNIT: ReadonlyArray<string> = [
   "test/fakes/",
   "test/providers/ProviderHttp.test.ts",
   "test/streams/ReconciledBody.test.ts",
+  "test/streams/RelayReady.test.ts",
   "test/webhooks/AddressPolicy.test.ts",
   "test/webhooks/RetrySchedule.test.ts",
   "test/webhooks/SafeTarget.test.ts",

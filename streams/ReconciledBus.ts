@@ -26,6 +26,8 @@ export const reconciledBody = (m: ReconciledMessage) => `{"tenantId":${JSON.stri
 export interface ReconciledBusShape {
   /** Publishes in order; per message, whether it went. Never fails: what did not go is published again later. */
   readonly publishMany: (ms: ReadonlyArray<ReconciledMessage>) => Effect.Effect<ReadonlyArray<boolean>>
+  /** Whether a publish can go now (the NATS link is up; always, in process). */
+  readonly ready: Effect.Effect<boolean>
   readonly local: PubSub.PubSub<ReconciledMessage>
 }
 export class ReconciledBus extends Context.Tag("streams/ReconciledBus")<ReconciledBus, ReconciledBusShape>() {}
@@ -34,7 +36,8 @@ export const InProcessReconciledBusLive = Layer.effect(
   ReconciledBus,
   Effect.map(PubSub.sliding<ReconciledMessage>(10_000), (local) => ({
     local,
-    publishMany: (ms: ReadonlyArray<ReconciledMessage>) => PubSub.publishAll(local, ms).pipe(Effect.as(ms.map(() => true)))
+    publishMany: (ms: ReadonlyArray<ReconciledMessage>) => PubSub.publishAll(local, ms).pipe(Effect.as(ms.map(() => true))),
+    ready: Effect.succeed(true)
   }))
 )
 
@@ -51,6 +54,7 @@ export const JetStreamReconciledBusLive = (topology: Topology) =>
       const local = yield* PubSub.sliding<ReconciledMessage>(10_000)
       return {
         local,
+        ready: Effect.map(link.current, Option.isSome),
         publishMany: (ms: ReadonlyArray<ReconciledMessage>) =>
           Effect.flatMap(link.current, Option.match({
             onNone: () => Effect.succeed(ms.map(() => false)),

@@ -17,6 +17,9 @@ export const relayConsumer: Consumer<ReconciledBus> = {
   handle: (events) =>
     Effect.gen(function* () {
       const bus = yield* ReconciledBus
+      // Not before the NATS link is up (a worker just started, or NATS away): the rows wait, untouched and unreported
+      // (a restarted worker used to report "6 of 6 events not published" here).
+      if (!(yield* bus.ready)) return 0
       const acked = yield* bus.publishMany(events)
       const stop = acked.indexOf(false)
       if (stop < 0) return events.length
