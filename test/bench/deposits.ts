@@ -25,7 +25,9 @@
  * --service-env K=V (repeatable; e.g. DB_POOL_SIZE=20), --node-flag F (repeatable: a flag for the service's node, e.g.
  * --node-flag=--trace-gc with --service-output), --keep-db (keep the service database for inspection),
  * --service-output (copy the service's log lines to stderr), --split-roles (run the service as two processes,
- * SERVICE_ROLE=api and SERVICE_ROLE=worker; CPU, RSS and profiles then cover both), --billing-share F (default 0.1: every tenth account is billed by a Monthly schedule; 0 for none), --automation light|heavy|none (the
+ * SERVICE_ROLE=api and SERVICE_ROLE=worker; CPU, RSS and profiles then cover both), --processes N (one API process
+ * and N worker processes; with N > 1 the log says how many deposits were applied out of stream order per account),
+ * --kill-worker-after S (with --processes: SIGKILL the first worker S seconds after the first send), --billing-share F (default 0.1: every tenth account is billed by a Monthly schedule; 0 for none), --automation light|heavy|none (the
  * money rule and payment flow configured on the bench tenant, so their consumers are on the measured path; default
  * light: see setUpTenant).
  */
@@ -46,6 +48,7 @@ import type { SenderPlan, SenderResults } from "./sender.js"
 import { customer } from "./customers.js"
 import { parseBenchArgs, positiveInteger as posInt } from "./args.js"
 import { boundedMap, expectStatus, machineCpu, processCpu, running, statCpu, stop } from "./shared.js"
+import { streamOrderCheck } from "./order.js"
 
 export interface BenchResult {
   readonly depositsPerSecond: number
@@ -72,6 +75,10 @@ interface Options {
   readonly keepDb: boolean
   readonly serviceOutput: boolean
   readonly splitRoles: boolean
+  /** With NATS: one API process and this many worker processes (0: off). */
+  readonly processes: number
+  /** With --processes: SIGKILL the first worker this many seconds after the first webhook is sent. */
+  readonly killWorkerAfter: number | undefined
   readonly automation: "light" | "heavy" | "none"
   /** The share of accounts billed by a Monthly schedule of their expected amount (0 to 1; default 0.1). */
   readonly billingShare: number
@@ -89,7 +96,7 @@ const automationOf = (raw: string | undefined): Options["automation"] => {
 
 const parseArgs = (argv: ReadonlyArray<string>): Options => {
   const { values, flags, num, env } = parseBenchArgs(argv, {
-    values: ["automation", "billing-share", "deposits", "accounts", "concurrency", "duplicates", "pgbench-seconds", "drain-seconds", "setup-concurrency", "cpu-prof-dir", "service-env", "node-flag"],
+    values: ["automation", "billing-share", "deposits", "accounts", "concurrency", "duplicates", "pgbench-seconds", "drain-seconds", "setup-concurrency", "cpu-prof-dir", "service-env", "node-flag", "processes", "kill-worker-after"],
     flags: ["keep-db", "service-output", "split-roles"]
   })
   const serviceEnv = env("service-env")
@@ -107,7 +114,9 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     serviceEnv,
     keepDb: flags.has("keep-db"),
     serviceOutput: flags.has("service-output"),
-    splitRoles: flags.has("split-roles"),
+    splitRoles: flags.has("split-roles") || values.has("processes"),
+    processes: values.has("processes") ? num("processes", 1, (n) => posInt(n) && n <= 16) : flags.has("split-roles") ? 1 : 0,
+    killWorkerAfter: values.has("kill-worker-after") ? num("kill-worker-after", 5, (n) => n > 0 && n <= 600) : undefined,
     automation: automationOf(values.get("automation")?.at(-1)),
     billingShare: num("billing-share", 0.1, (n) => n >= 0 && n <= 1)
   }
@@ -335,15 +344,18 @@ const startService = async (opts: Options, databaseUrl: string, natsPrefix: stri
     await new Promise((r) => setTimeout(r, 250))
   }
   if (!opts.splitRoles) return { processes: [svc], baseUrl }
-  // The worker, once the API has migrated the database; ready once its reconciler is pulling from the stream.
-  const worker = spawnService("worker")
+  // The workers, once the API has migrated the database; ready once a reconciler is pulling from the stream, and
+  // (with several) once a partition lease beat has let each take its share.
+  const workers = Array.from({ length: Math.max(1, opts.processes) }, () => spawnService("worker"))
   for (;;) {
-    if (!running(worker)) throw new Error(`the worker exited before it started:\n${worker.output()}`)
-    if (Date.now() > deadline) throw new Error(`the worker did not start pulling within 120 s:\n${worker.output()}`)
+    const gone = workers.find((w) => !running(w))
+    if (gone) throw new Error(`a worker exited before it started:\n${gone.output()}`)
+    if (Date.now() > deadline) throw new Error(`the workers did not start pulling within 120 s:\n${workers[0]!.output()}`)
     if (await consumerWaiting(natsPrefix).then((n) => n > 0, () => false)) break
     await new Promise((r) => setTimeout(r, 250))
   }
-  return { processes: [svc, worker], baseUrl }
+  if (workers.length > 1) await new Promise((r) => setTimeout(r, 4_000))
+  return { processes: [svc, ...workers], baseUrl }
 }
 
 
@@ -529,11 +541,16 @@ const main = async (): Promise<number> => {
       count().then((n) => log(`reconciled ${n}/${plan.unique.length}`), () => undefined)
     }, 2_000)
     log(`sending ${plan.sends.length} webhooks (${plan.sends.length - plan.unique.length} repeats)`)
+    const killer = opts.killWorkerAfter === undefined || services.length < 3 ? undefined : setTimeout(() => {
+      log(`killing worker 1 (pid ${services[1]!.child.pid}) with SIGKILL, ${opts.killWorkerAfter} s after the first send`)
+      services[1]!.child.kill("SIGKILL")
+    }, opts.killWorkerAfter * 1000)
     const sender = run(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "test", "bench", "sender.ts"), planFile, resultsFile], {
       env: process.env,
       onLine: (l) => process.stdout.write(`bench: ${l}\n`)
     })
     const senderExit = await sender.exited
+    if (killer) clearTimeout(killer)
     if (senderExit.code !== 0) {
       clearInterval(watch)
       throw new Error(`the sender failed (exit ${senderExit.code}):\n${sender.output()}`)
@@ -588,12 +605,12 @@ const main = async (): Promise<number> => {
       `(${Math.round((100 * busy) / Math.max(0.01, machine.total - machineAtStart.total))}%); per unique deposit: ` +
       Object.entries(split).map(([k, v]) => `${k} ${perDeposit(v)}`).join(", "))
     if (pids.length > 1) {
-      log(`service CPU per process: ${pids.map((pid, i) => `${opts.splitRoles ? ["api", "worker"][i] ?? pid : pid} ${perDeposit(cpuSeconds(pid) - cpuAtStartEach[i]!)}`).join(", ")} per deposit`)
+      log(`service CPU per process: ${pids.map((pid, i) => `${opts.splitRoles ? (i === 0 ? "api" : `worker ${i}`) : pid} ${perDeposit(cpuSeconds(pid) - cpuAtStartEach[i]!)}`).join(", ")} per deposit`)
     }
     pids.forEach((pid, i) => {
       if (pid === undefined) return
       const t = threadSplit(pid, threadsAtStart[i]!, threadCpu(pid))
-      log(`service${pids.length > 1 ? ` ${opts.splitRoles ? ["api", "worker"][i] : pid}` : ""} CPU by thread: main ${perDeposit(t.main)}, ` +
+      log(`service${pids.length > 1 ? ` ${opts.splitRoles ? (i === 0 ? "api" : `worker ${i}`) : pid}` : ""} CPU by thread: main ${perDeposit(t.main)}, ` +
         `busiest other (the reconciler's, when it has one) ${perDeposit(t.busiest)}, the rest (V8's GC and compiler threads, libuv) ${perDeposit(t.rest)} per deposit`)
     })
     const sched = schedOfService()
@@ -635,6 +652,11 @@ const main = async (): Promise<number> => {
         `${automation.dead} dead letters, ${automation.pending} events pending ${((Date.now() - caughtUp) / 1000).toFixed(1)} s after the last deposit was read back`)
     }
 
+    if (opts.processes > 1) {
+      const order = await streamOrderCheck(NATS_URL, natsPrefix, databaseUrl(db), tenant.tenantId)
+      log(`stream order (${opts.processes} workers${opts.killWorkerAfter === undefined ? "" : ", one killed"}): ${order.accounts} accounts, ` +
+        `${order.accountsOutOfOrder} with a deposit applied out of stream order, ${order.overtaken} deposits overtaken`)
+    }
     const reconciledAt = new Map(outcome.rows.map((r) => [r.reference, r.ms]))
     let lost = 0
     for (const ref of accepted) if (!reconciledAt.has(ref)) lost++

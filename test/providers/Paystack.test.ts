@@ -338,7 +338,7 @@ for (const [storage, natsUrl] of [["JetStream", Option.some(process.env.TEST_NAT
           expect(bad.code, shown(bad)).not.toBe(0)
           expect(bad.stderr).toMatch(/--since must be an ISO-8601/)
           expect(shown(first) + shown(second)).not.toContain(t.secretKey)
-        }))
+        }), 180_000) // spawns the CLI: a minute and more on a loaded CI machine
     }
   })
 }
