@@ -48,7 +48,7 @@ import type { SenderPlan, SenderResults } from "./sender.js"
 import { customer } from "./customers.js"
 import { parseBenchArgs, positiveInteger as posInt } from "./args.js"
 import { boundedMap, expectStatus, machineCpu, processCpu, running, statCpu, stop } from "./shared.js"
-import { streamOrderCheck } from "./order.js"
+import { outOfOrder, streamOrderOf } from "../support/StreamOrder.js"
 
 export interface BenchResult {
   readonly depositsPerSecond: number
@@ -653,7 +653,9 @@ const main = async (): Promise<number> => {
     }
 
     if (opts.processes > 1) {
-      const order = await streamOrderCheck(NATS_URL, natsPrefix, databaseUrl(db), tenant.tenantId)
+      const applied = await withDb(db, (c) =>
+        c.query<{ reference: string; nuban: string }>(`SELECT reference, nuban FROM transactions WHERE tenant_id = $1 ORDER BY id`, [tenant.tenantId]))
+      const order = outOfOrder(await streamOrderOf(NATS_URL, natsPrefix, tenant.tenantId), applied.rows)
       log(`stream order (${opts.processes} workers${opts.killWorkerAfter === undefined ? "" : ", one killed"}): ${order.accounts} accounts, ` +
         `${order.accountsOutOfOrder} with a deposit applied out of stream order, ${order.overtaken} deposits overtaken`)
     }

@@ -1,18 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Redacted, Stream } from "effect"
+import { Effect, Redacted } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as crypto from "node:crypto"
 import * as path from "node:path"
 import { signSandboxEvent } from "../../services/deposits/SandboxEvent.js"
 import { pgClientLayer } from "../../src/db/Database.js"
-import { decodeEnvelope, isDecoded } from "../../streams/DepositBus.js"
-import { replayFrom } from "../../streams/Consume.js"
 import { deleteTopology } from "../../streams/JetStream.js"
 import { NatsLive } from "../../streams/Nats.js"
-import { streamNames } from "../../streams/Topology.js"
 import { assertLedgerInvariant, eventBody } from "../support/Pipeline.js"
 import { childEnv, freePort, http, REPO_ROOT, SERVICE_NODE_FLAGS, type Service, startService, tempDir } from "../support/Processes.js"
 import { createScratchDatabase, databaseUrl, dropScratchDatabase, withClient } from "../support/TestDatabase.js"
+import { outOfOrder, overtakers, streamOrderOf } from "../support/StreamOrder.js"
 import { waitForPromise } from "../support/Wait.js"
 
 /*
@@ -74,17 +72,6 @@ const kill = async (p: Proc) => {
  * Per account, how many deposits were applied before a deposit that came earlier on the stream (each such deposit
  * counted once). `streamOrder` and `applied` list the same references.
  */
-const overtakers = (streamOrder: ReadonlyArray<string>, applied: ReadonlyArray<string>) => {
-  const position = new Map(streamOrder.map((ref, i) => [ref, i]))
-  let count = 0
-  let lowestAfter = Infinity
-  for (let i = applied.length - 1; i >= 0; i--) {
-    const p = position.get(applied[i]!)!
-    if (p > lowestAfter) count++
-    lowestAfter = Math.min(lowestAfter, p)
-  }
-  return count
-}
 
 /** What a worker's log says about the deposit partitions it took, handed back and lost, as partition numbers. */
 const ownership = (log: string) => {
@@ -228,35 +215,17 @@ describe("deposit order across reconciler processes (real processes)", () => {
           )
           const drainedMs = Date.now() - sendStarted
 
-          // The stream's order: each reference's first message on the deposit stream.
-          const messages = await Effect.runPromise(
-            Stream.runCollect(replayFrom(streamNames({ prefix }).deposits, { seq: 1 })).pipe(Effect.map(Chunk.toArray), Effect.provide(NatsLive(NATS_URL)))
-          )
-          const streamOrder = new Map<string, Array<string>>()
-          const onStream = new Set<string>()
-          for (const m of messages) {
-            const e = decodeEnvelope(m.string())
-            if (!isDecoded(e) || e.tenantId !== tenantId || onStream.has(e.reference)) continue
-            onStream.add(e.reference)
-            streamOrder.set(e.accountNumber, [...(streamOrder.get(e.accountNumber) ?? []), e.reference])
-          }
-          // The order they were applied in, per account.
+          // The stream's order (each reference's first message) against the order they were applied in, per account.
+          const streamOrder = await streamOrderOf(NATS_URL, prefix, tenantId)
+          const onStream = new Set([...streamOrder.values()].flat())
           const rows = (await withClient(dbUrl, (c) =>
             c.query<{ reference: string; nuban: string; status: string }>(`SELECT reference, nuban, status FROM transactions WHERE tenant_id = $1 ORDER BY id`, [tenantId])
           )).rows
-          const appliedOrder = new Map<string, Array<string>>()
-          for (const r of rows) appliedOrder.set(r.nuban, [...(appliedOrder.get(r.nuban) ?? []), r.reference])
 
           const references = new Set(rows.map((r) => r.reference))
           const lost = [...answered].filter((ref) => !references.has(ref)).length
           const doubled = rows.length - references.size
-          let overtaken = 0
-          let accountsOutOfOrder = 0
-          for (const [nuban, order] of streamOrder) {
-            const n = overtakers(order, appliedOrder.get(nuban) ?? [])
-            overtaken += n
-            if (n > 0) accountsOutOfOrder++
-          }
+          const { overtaken, accountsOutOfOrder } = outOfOrder(streamOrder, rows)
           const workers = { first, second, third, replacement }
           const partitions = Object.fromEntries(Object.entries(workers).map(([k, w]) => [k, ownership(w.output())]))
           const figures = {
