@@ -21,6 +21,7 @@ export const UNIT: ReadonlyArray<string> = [
   "test/domain/",
   "test/events/",
   "test/cli/Args.test.ts",
+  "test/consumers/Pacing.test.ts",
   "test/copilot/ReadOnly.test.ts",
   "test/dashboard/Bundle.test.ts",
   "test/dashboard/Money.test.ts",

@@ -5,6 +5,7 @@ import { BUILT_IN, CAPABILITIES } from "../services/Capabilities.js"
 import { type Capability, type Staged, Stage } from "../services/Capability.js"
 import { ReconcilerWorkersLive } from "../services/deposits/ReconcilerWorkers.js"
 import { ConsumerRegistry, UNSET_CONSUMERS } from "../services/outbox/Registry.js"
+import { CrossProcessWakeupsLive } from "../services/outbox/CrossProcessWakeups.js"
 import type { BankProvider } from "../services/providers/BankProvider.js"
 import type { SandboxFaults } from "../services/providers/SandboxFaults.js"
 import { SandboxProviderLive } from "../services/providers/SandboxProvider.js"
@@ -69,6 +70,7 @@ export const ServicesLive = makeServices(SandboxProviderLive)
 /** The workers downstream of the reconciler, and the upkeep: what the main thread runs when the reconciler has a thread of its own. */
 export const DownstreamWorkersLive = Layer.mergeAll(
   TableStatsKeeperLive,
+  CrossProcessWakeupsLive,
   ...CAPABILITIES.flatMap((c: Capability) => c.workers ?? [])
 )
 

@@ -1,8 +1,10 @@
-import { Effect, Layer, Schedule } from "effect"
+import { Effect, Layer } from "effect"
+import { pacedPasses } from "../../src/Pacing.js"
 import { envelopeOf, Inbox } from "./Inbox.js"
 import { DepositBus } from "../../streams/DepositBus.js"
 
-export const SWEEP_EVERY = "2 seconds"
+/** Every 2 s while it finds rows (or the bus is down); after empty passes the wait doubles up to 16 s. */
+export const SWEEP_PACE = { baseMs: 2_000, idleMaxMs: 16_000 } as const
 const SWEEP_BATCH = 1000
 
 /** Re-feeds inbox rows the bus may have lost (NATS was down, or a message gave up), so an outage delays and loses nothing. */
@@ -18,19 +20,19 @@ export const sweepOnce = Effect.gen(function* () {
 })
 
 /**
- * Every SWEEP_EVERY. While the bus is unavailable (NATS down) each pass fails; the first failure of a run is logged
+ * Paced by SWEEP_PACE. While the bus is unavailable (NATS down) each pass fails; the first failure of a run is logged
  * as a warning and then one a minute, not one every two seconds for the whole outage.
  */
 export const InboxSweeperLive = Layer.scopedDiscard(
   Effect.suspend(() => {
     let failures = 0
-    return sweepOnce.pipe(
+    const pass = sweepOnce.pipe(
       Effect.tap(() => Effect.sync(() => void (failures = 0))),
       Effect.catchAll((e) =>
-        failures++ % 30 === 0 ? Effect.logWarning(`sweeper could not publish; will retry: ${e.message}`) : Effect.logDebug(`sweeper could not publish: ${e.message}`)
-      ),
-      Effect.repeat(Schedule.spaced(SWEEP_EVERY)),
-      Effect.forkScoped
+        (failures++ % 30 === 0 ? Effect.logWarning(`sweeper could not publish; will retry: ${e.message}`) : Effect.logDebug(`sweeper could not publish: ${e.message}`)).pipe(Effect.as(-1))
+      )
     )
+    // A failed pass (-1) counts as work found: it is tried again after the base wait.
+    return pacedPasses(SWEEP_PACE, pass, (n) => n !== 0, { onFailure: (cause) => Effect.logError("inbox sweeper pass failed", cause) }).pipe(Effect.forkScoped)
   })
 )

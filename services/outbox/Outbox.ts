@@ -1,11 +1,13 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Option } from "effect"
 import type { EventEnvelope, OutboxEvent } from "../../src/contract/Events.js"
 import type { Mode } from "../../src/domain/Mode.js"
 import { type Column, insertFromJson } from "../../src/db/InsertFromJson.js"
 import { newId } from "../../src/domain/Ids.js"
 import { ConsumerRegistry, interestJoin, interestValues } from "./Registry.js"
 import { OutboxWakeups } from "./Wakeups.js"
+import { notifyOtherProcesses, stagesForOthers } from "./CrossProcessWakeups.js"
+import { AppConfigTag } from "../../src/Config.js"
 
 /**
  * An event to stage: one of the catalogue's (src/contract/Events.ts), its `type` and the `data` its schema describes.
@@ -37,6 +39,9 @@ export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
     const interests = sql.literal(interestValues(registry))
     const join = sql.literal(interestJoin(registry))
     const wakeups = yield* OutboxWakeups
+    // An API process runs no consumers: its staging wakes the workers' through Postgres (CrossProcessWakeups.ts).
+    // (Read if given: a test that builds the Outbox alone stages as a process with its own runners.)
+    const forOthers = Option.exists(yield* Effect.serviceOption(AppConfigTag), (c) => stagesForOthers(c.role))
     /** Wakes this process's runners that want these events (call it once they are written; see Wakeups.ts). */
     const nudge = (events: ReadonlyArray<{ readonly type: string }>) => Effect.sync(() => wakeups.nudge(events.map((e) => e.type)))
     /**
@@ -66,6 +71,7 @@ export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
       const staged = prepare(events, new Date(yield* Clock.currentTimeMillis).toISOString())
       // One statement: the events, and for each a pending row per consumer that wants it.
       yield* sql`WITH o AS (${staged.insertEvents}) ${staged.insertPending("o")}`
+      if (forOthers) yield* notifyOtherProcesses(sql, events.map((e) => e.type))
       yield* nudge(events)
       return staged.envelopes
     })

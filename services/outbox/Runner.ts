@@ -27,7 +27,8 @@ import { OutboxWakeups } from "./Wakeups.js"
  *
  * Bounds: `batchSize` rows per transaction, `inFlight` transactions at once per runner (each holds one connection),
  * `pollMs` after a pass that found some but less than a full batch (a full batch goes again at once); after a pass that
- * found nothing it waits for a nudge (this process staged one of its types: Wakeups.ts) or `idlePollMs`, so idle is idle.
+ * found nothing it waits for a nudge (this process, or an API process through Postgres, staged one of its types:
+ * Wakeups.ts, CrossProcessWakeups.ts) or `idlePollMs` (30 s, a safety net), so idle is idle.
  */
 
 export * from "./Consumers.js"
@@ -57,7 +58,7 @@ export interface RunnerOptions {
 export const DEFAULT_RETRY: Schedule.Schedule<Duration.Duration> = Schedule.exponential("1 second", 3).pipe(Schedule.jittered)
 
 export const DEFAULT_RUNNER_OPTIONS: RunnerOptions = {
-  batchSize: 500, inFlight: 1, pollMs: 200, idlePollMs: 5_000, wakeDelayMs: 10, maxAttempts: 8, retry: DEFAULT_RETRY
+  batchSize: 500, inFlight: 1, pollMs: 200, idlePollMs: 30_000, wakeDelayMs: 10, maxAttempts: 8, retry: DEFAULT_RETRY
 }
 
 export interface PassReport {
@@ -84,8 +85,10 @@ export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer:
     const name = consumer.name
     const decoding = yield* Effect.sync(() => decodingOf(consumer))
     const wake = yield* Queue.sliding<void>(1)
-    // The earliest retry this runner scheduled (its idle pause ends then).
-    let retryAtMs = Number.POSITIVE_INFINITY
+    // The retries this runner scheduled that no pass has reached yet (its idle pause ends at the earliest), and the
+    // claim time of its latest pass: a retry due at or before it was claimed by that pass (or by another process).
+    let retryTimes: Array<number> = []
+    let lastPassMs = 0
     const handle = (events: ReadonlyArray<ConsumedEvent>): Effect.Effect<number | void, unknown, R> =>
       decoding === undefined ? (consumer as RawConsumer<R>).handle(events) : decoding.handle(events as ReadonlyArray<DecodedEvent<T>>)
     const envelope = consumer.withEnvelope || decoding ? sql`, o.envelope::text AS envelope_json` : sql`, '' AS envelope_json`
@@ -142,7 +145,7 @@ export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer:
           )
         }
         const nextAttemptAt = new Date(nowMs + Duration.toMillis(delay.value))
-        retryAtMs = Math.min(retryAtMs, nextAttemptAt.getTime())
+        retryTimes.push(nextAttemptAt.getTime())
         yield* sql`
           UPDATE outbox_pending SET attempts = ${attempts}, last_error = ${error}, next_attempt_at = ${nextAttemptAt}
           WHERE consumer = ${name} AND outbox_id = ${e.outboxId}`
@@ -177,6 +180,7 @@ export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer:
       Effect.gen(function* () {
         if (!(yield* turn)) return { claimed: 0, handled: 0, failed: 0, busy: true }
         const nowMs = yield* Clock.currentTimeMillis
+        lastPassMs = Math.max(lastPassMs, nowMs)
         const claimed = yield* claim(new Date(nowMs))
         if (claimed.length === 0) return { claimed: claimed.length, handled: 0, failed: 0 }
         // A decoding consumer's malformed events are dead-lettered here, at once; the rest go to the handler.
@@ -217,8 +221,8 @@ export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer:
     )
     /** Waits for a nudge, the earliest retry or idlePollMs; true when nudged. */
     const idleWait = Effect.gen(function* () {
-      const untilRetry = retryAtMs - (yield* Clock.currentTimeMillis)
-      retryAtMs = Number.POSITIVE_INFINITY
+      retryTimes = retryTimes.filter((t) => t > lastPassMs)
+      const untilRetry = retryTimes.reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY) - (yield* Clock.currentTimeMillis)
       const waitMs = Math.max(0, Math.min(options.idlePollMs, untilRetry))
       const nudged = yield* Effect.raceFirst(Queue.take(wake).pipe(Effect.as(true)), Effect.sleep(Duration.millis(waitMs)).pipe(Effect.as(false)))
       if (nudged) yield* Effect.sleep(Duration.millis(options.wakeDelayMs))

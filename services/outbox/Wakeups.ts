@@ -7,18 +7,27 @@ import type { Subscription } from "./Registry.js"
  * Wake-ups on staging, within one process: staging events (`Outbox.stage`, the reconciler's batch) nudges the consumer
  * runners that want one of their types, so an idle runner need not poll to notice them soon. A nudge comes as the
  * events are staged, before their transaction commits: a woken runner looks a moment later and once more after its
- * `pollMs` (services/outbox/Runner.ts). Events staged by another process (an API process, another worker) are found by
- * each runner's idle poll (`idlePollMs`). The reconciler's thread (src/WorkerThread.ts) runs no consumer: its nudges
+ * `pollMs` (services/outbox/Runner.ts). Events staged by an API process (SERVICE_ROLE=api) or the operator CLI reach
+ * the workers' hubs through Postgres NOTIFY (CrossProcessWakeups.ts); the runners' idle poll (`idlePollMs`) is the
+ * safety net for anything else. The reconciler's thread (src/WorkerThread.ts) runs no consumer: its nudges
  * cross to the main thread's hub on a BroadcastChannel.
  */
 export interface WakeupHub {
   /** Calls `wake` for every nudge of a type `subscription` wants, until the returned function is called. */
-  readonly listen: (subscription: Subscription, wake: () => void) => () => void
+  readonly listen: (subscription: { readonly eventTypes: Subscription["eventTypes"] | ReadonlyArray<string> }, wake: () => void) => () => void
   /** Wakes the listeners that want any of `types`. */
   readonly nudge: (types: Iterable<string>) => void
+  /** Wakes every listener (this process may have missed other processes' nudges: see CrossProcessWakeups.ts). */
+  readonly nudgeAll: () => void
 }
 
 const CHANNEL = "collections-outbox-wakeups"
+
+/**
+ * Not an event: what the webhook dispatcher's delivery loop listens for, nudged when a delivery is queued for an
+ * immediate attempt (a replay). Internal, so no consumer of "all" types wakes for it.
+ */
+export const DELIVERIES_DUE = "internal.webhook-deliveries-due"
 
 export const makeWakeupHub = (): WakeupHub => {
   const listeners = new Set<{ readonly wants: (type: string) => boolean; readonly wake: () => void }>()
@@ -46,6 +55,9 @@ export const makeWakeupHub = (): WakeupHub => {
     nudge: (types) => {
       if (!isMainThread) return channel.postMessage([...new Set(types)])
       if (listeners.size > 0) wakeFor(new Set(types))
+    },
+    nudgeAll: () => {
+      for (const l of listeners) l.wake()
     }
   }
 }

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Layer, Schedule } from "effect"
+import { Effect, Layer } from "effect"
+import { pacedPasses } from "../../src/Pacing.js"
 import { Receiver } from "../deposits/Receiver.js"
 import { signSandboxEvent } from "../deposits/SandboxEvent.js"
 import { Tenants } from "../access/Tenants.js"
@@ -58,10 +59,8 @@ export const reportDueOnce = Effect.gen(function* () {
 export const SandboxReporterLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     const settings = yield* MoneyOutSettings
-    yield* reportDueOnce.pipe(
-      Effect.catchAllCause((cause) => Effect.logError("sandbox provider report pass failed", cause)),
-      Effect.repeat(Schedule.spaced(Duration.millis(settings.sandboxReportIntervalMs))),
-      Effect.forkScoped
-    )
+    // Every interval while reports are due; after empty passes the wait doubles up to 4 intervals (quiet at rest).
+    const pace = { baseMs: settings.sandboxReportIntervalMs, idleMaxMs: 4 * settings.sandboxReportIntervalMs }
+    yield* pacedPasses(pace, reportDueOnce, (n) => n > 0, { onFailure: (cause) => Effect.logError("sandbox provider report pass failed", cause) }).pipe(Effect.forkScoped)
   })
 )

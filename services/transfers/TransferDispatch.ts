@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Either, Layer, Option, Schedule } from "effect"
+import { Effect, Either, Layer, Option } from "effect"
+import { pacedPasses } from "../../src/Pacing.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { kindOf, type TransferOutcome } from "../../src/domain/MoneyOut.js"
 import type { ProviderTransfer } from "../providers/BankProvider.js"
@@ -133,15 +134,14 @@ export class TransferDispatch extends Effect.Service<TransferDispatch>()("servic
   })
 }) {}
 
-/** The completer fiber: finishes, on a `Schedule`, the transfers a crash or a silent provider left open. */
+/** The completer fiber: finishes, paced (services/Passes.ts), the transfers a crash or a silent provider left open. */
 export const TransferCompleterLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     const dispatch = yield* TransferDispatch
     const settings = yield* MoneyOutSettings
-    yield* dispatch.completeDue().pipe(
-      Effect.catchAllCause((cause) => Effect.logError("transfer completer pass failed", cause)),
-      Effect.repeat(Schedule.spaced(Duration.millis(settings.completerIntervalMs))),
-      Effect.forkScoped
-    )
+    // Every interval while transfers are found open; after empty passes the wait doubles up to 6 intervals (30 s
+    // by default): at rest a lapsed transfer is finished within that, and the completer costs next to nothing.
+    const pace = { baseMs: settings.completerIntervalMs, idleMaxMs: 6 * settings.completerIntervalMs }
+    yield* pacedPasses(pace, dispatch.completeDue(), (n) => n > 0, { onFailure: (cause) => Effect.logError("transfer completer pass failed", cause) }).pipe(Effect.forkScoped)
   })
 )

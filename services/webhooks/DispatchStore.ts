@@ -126,6 +126,22 @@ export class DispatchStore extends Effect.Service<DispatchStore>()("services/web
         WHERE id = ${id} AND status IN ('Pending', 'Failed')`
     }, Effect.orDie)
 
-    return { stage, claim, recordSuccess, recordFailure } as const
+    /**
+     * When the earliest unfinished delivery of an active endpoint falls due (a claimed one's lease end included), or
+     * null when none waits: how long the delivery loop may sleep at rest. Walks each endpoint's index range, as claim.
+     */
+    const nextDueAt = Effect.fn("DispatchStore.nextDueAt")(function* () {
+      const rows = yield* sql<{ next: Date | null }>`
+        SELECT min(d.next_attempt_at) AS next
+        FROM (SELECT id FROM webhook_endpoints WHERE active) e
+        CROSS JOIN LATERAL (
+          SELECT w.next_attempt_at FROM webhook_deliveries w
+          WHERE w.endpoint_id = e.id AND w.status IN ('Pending', 'Failed')
+          ORDER BY w.next_attempt_at, w.seq LIMIT 1
+        ) d`
+      return rows[0]?.next ?? null
+    }, Effect.orDie)
+
+    return { stage, claim, recordSuccess, recordFailure, nextDueAt } as const
   })
 }) {}

@@ -2,6 +2,7 @@ import { Cause, Clock, Duration, Effect, FiberSet, Option, Queue } from "effect"
 import { AppConfigTag } from "../../src/Config.js"
 import { WEBHOOKS } from "../outbox/Registry.js"
 import { type Consumer, makeConsumerRunner } from "../outbox/Runner.js"
+import { DELIVERIES_DUE, OutboxWakeups } from "../outbox/Wakeups.js"
 import { SecretBox } from "../access/Keys.js"
 import { attemptDelivery, type Outcome } from "./Attempt.js"
 import { type ClaimedDelivery, DispatchStore } from "./DispatchStore.js"
@@ -10,8 +11,14 @@ import { TargetResolver } from "./TargetResolver.js"
 
 /** Bounds of the dispatcher; every one is finite. */
 export interface DispatcherOptions {
-  /** How often the outbox and the due deliveries are polled when nothing wakes the loops sooner. */
+  /**
+   * The delivery loop's shortest pause between claims, and the stager's pause between passes that found events.
+   * The delivery loop sleeps until the next delivery falls due (at most idleMaxMs), or until woken: by the stager's
+   * commit, a finished attempt, or a replay (DELIVERIES_DUE, from this process or another through Postgres).
+   */
   readonly pollMs: number
+  /** The delivery loop's longest sleep when nothing is due (a safety net: every source of work wakes it). */
+  readonly idleMaxMs: number
   /**
    * Outbox events staged per transaction. 500, as the outbox relay's pass: at 3,300 deposits a second, 200 made 17
    * staging transactions a second (five statements each) on the API's event loop.
@@ -29,6 +36,7 @@ export interface DispatcherOptions {
 
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
   pollMs: 500,
+  idleMaxMs: 30_000,
   stageBatch: 500,
   maxInFlight: 64,
   perEndpointInFlight: 4,
@@ -90,6 +98,7 @@ export const makeDispatcher = (overrides: Partial<DispatcherOptions> = {}) =>
         )
       )
 
+    /** Claims what is due and starts it; the number claimed. */
     const claimOnce = Effect.gen(function* () {
       const nowMs = yield* Clock.currentTimeMillis
       const claimed = yield* store.claim({
@@ -104,12 +113,23 @@ export const makeDispatcher = (overrides: Partial<DispatcherOptions> = {}) =>
         busy.set(d.endpointId, (busy.get(d.endpointId) ?? 0) + 1)
         yield* FiberSet.run(inFlight, attempt(d))
       }
+      return claimed.length
     })
 
     // One failed round (say, Postgres restarting) is logged; the loop carries on at the next tick.
     const logged = (what: string) => (cause: Cause.Cause<unknown>) =>
       Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logError(`webhook ${what} failed; retrying`, cause)
-    const pause = Effect.race(Effect.sleep(Duration.millis(options.pollMs)), Queue.take(wake))
+    /** After a claim: pollMs when it found some; else until the next delivery is due, within [pollMs, idleMaxMs]. */
+    const pauseAfter = (claimed: number) =>
+      Effect.gen(function* () {
+        let waitMs = options.pollMs
+        if (claimed === 0) {
+          const next = yield* store.nextDueAt()
+          const nowMs = yield* Clock.currentTimeMillis
+          waitMs = next === null ? options.idleMaxMs : Math.min(options.idleMaxMs, Math.max(options.pollMs, next.getTime() - nowMs))
+        }
+        yield* Effect.race(Effect.sleep(Duration.millis(waitMs)), Queue.take(wake))
+      })
 
     // The stager is a consumer of the outbox on the consumer runner: deliveries are written in the runner's
     // transaction, with the delete of the events' pending rows; the delivery loop is woken once they committed.
@@ -122,8 +142,15 @@ export const makeDispatcher = (overrides: Partial<DispatcherOptions> = {}) =>
       pollMs: options.pollMs,
       onCommitted: () => Queue.offer(wake, undefined).pipe(Effect.asVoid)
     })
-    const deliveryLoop = claimOnce.pipe(Effect.catchAllCause(logged("claim")), Effect.zipRight(pause), Effect.forever)
+    const deliveryLoop = claimOnce.pipe(
+      Effect.catchAllCause((cause) => Effect.as(logged("claim")(cause), 1)),
+      Effect.flatMap((claimed) => pauseAfter(claimed).pipe(Effect.catchAllCause(logged("pause")))),
+      Effect.forever
+    )
 
+    // A replay (here, or in another process through Postgres) queues a delivery for now: wake the loop.
+    const hub = yield* OutboxWakeups
+    yield* Effect.acquireRelease(Effect.sync(() => hub.listen({ eventTypes: [DELIVERIES_DUE] }, () => void Queue.unsafeOffer(wake, undefined))), (off) => Effect.sync(off))
     yield* stagerRunner.start
     yield* Effect.forkScoped(deliveryLoop)
   }).pipe(Effect.annotateLogs({ component: "webhook-dispatcher" }))

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Schedule } from "effect"
+import { Effect, Layer } from "effect"
+import { pacedPasses } from "../Pacing.js"
 
 /** One user table as `pg_stat_user_tables` and `pg_class` see it. */
 export interface TableActivity {
@@ -30,7 +31,11 @@ export const upkeepFor = (t: TableActivity): Upkeep => {
   return "none"
 }
 
-export const TABLE_STATS_EVERY = "5 seconds"
+/**
+ * Every 5 s while a pass finds a table to refresh (a burst of writes); after passes that find none the wait doubles up
+ * to a minute, autovacuum's own nap, so an idle service does not read the statistics views every 5 s.
+ */
+export const TABLE_STATS_PACE = { baseMs: 5_000, idleMaxMs: 60_000 } as const
 
 /**
  * Below this many rows a table is young: it grows by a tenth between most passes, so the keeper analyses it often, and
@@ -78,9 +83,7 @@ export const keepTableStatsOnce = Effect.gen(function* () {
 
 /** Keeps planner statistics fresh (and tables vacuumed where autovacuum is off) while the service runs. */
 export const TableStatsKeeperLive = Layer.scopedDiscard(
-  keepTableStatsOnce.pipe(
-    Effect.catchAllCause((c) => Effect.logWarning("could not refresh table statistics; will try again", c)),
-    Effect.repeat(Schedule.spaced(TABLE_STATS_EVERY)),
-    Effect.forkScoped
-  )
+  pacedPasses(TABLE_STATS_PACE, keepTableStatsOnce, (done) => done.length > 0, {
+    onFailure: (c) => Effect.logWarning("could not refresh table statistics; will try again", c)
+  }).pipe(Effect.forkScoped)
 )

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import * as crypto from "node:crypto"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -10,7 +11,22 @@ import { fileURLToPath } from "node:url"
  * process), shared by every request; a failed build is reported (and tried again on the next request).
  */
 
-export const DASHBOARD_SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dashboard")
+/**
+ * src/dashboard: beside this module when it runs from the sources; from the service's bundle
+ * (node_modules/.cache/collections-service, see src/start.mjs) it is found by walking up to the checkout.
+ */
+const dashboardSource = () => {
+  const here = path.dirname(fileURLToPath(import.meta.url))
+  const beside = path.resolve(here, "../dashboard")
+  if (fs.existsSync(path.join(beside, "main.tsx"))) return beside
+  for (let dir = here; path.dirname(dir) !== dir; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, "src", "dashboard")
+    if (fs.existsSync(path.join(candidate, "main.tsx"))) return candidate
+  }
+  return beside
+}
+
+export const DASHBOARD_SRC = dashboardSource()
 
 export interface Asset {
   readonly name: string

@@ -2,7 +2,7 @@
  * Live checkout benchmark (issue 19): `npm run bench:checkout -- --streams 1000`.
  *
  * Against the real Postgres and NATS of this machine it
- *  1. starts the service as `npm start` does (`node --max-semi-space-size=64 --import tsx src/main.ts`, SERVICE_ROLE=all)
+ *  1. starts the service as `npm start` does (`node --max-semi-space-size=64 src/start.mjs`, SERVICE_ROLE=all)
  *     on a scratch database and its own NATS prefix;
  *  2. signs up a test tenant, creates N accounts over HTTP (each expecting `--amount` kobo) and one checkout session
  *     per account;
@@ -62,7 +62,7 @@ import { signSandboxEvent } from "../../services/deposits/SandboxEvent.js"
 import { deleteTopology } from "../../streams/JetStream.js"
 import { NatsLive } from "../../streams/Nats.js"
 import { parseReconciledSubject, reconciledFilter } from "../../streams/Topology.js"
-import { childEnv, freePort, http as call, REPO_ROOT, SERVICE_NODE_FLAGS, tempDir } from "../support/Processes.js"
+import { buildServiceBundle, childEnv, freePort, http as call, REPO_ROOT, SERVICE_NODE_FLAGS, serviceArgs, tempDir } from "../support/Processes.js"
 import { createScratchDatabase, databaseUrl, dropScratchDatabase, withClient } from "../support/TestDatabase.js"
 import { customer } from "./customers.js"
 import { parseBenchArgs, positiveInteger as posInt } from "./args.js"
@@ -125,7 +125,8 @@ const startService = async (opts: Options, dbUrl: string, natsPrefix: string, da
   const port = await freePort()
   const inspectPort = opts.heap ? await freePort() : undefined
   const inspect = inspectPort === undefined ? [] : [`--inspect=127.0.0.1:${inspectPort}`]
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...inspect, "--import", "tsx", path.join(REPO_ROOT, "src", "main.ts")], {
+  buildServiceBundle()
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...inspect, ...serviceArgs("npm-start")], {
     cwd: REPO_ROOT,
     env: childEnv({
       HOST: "127.0.0.1", PORT: String(port), DATABASE_URL: dbUrl, NATS_URL, NATS_PREFIX: natsPrefix, DATA_DIR: dataDir,

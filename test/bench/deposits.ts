@@ -4,7 +4,8 @@
  * Against the real Postgres and NATS of this machine it
  *  1. runs pgbench on a scratch database with a fixed script (one INSERT into a deposits-like table and one UPDATE of a
  *     balance row per transaction, 8 clients, 2 threads): the reference for one durable commit per deposit here;
- *  2. starts the service as `npm start` does (`node --max-semi-space-size=64 --import tsx src/main.ts`) on another scratch database and its own NATS prefix;
+ *  2. starts the service as `npm start` does (`node --max-semi-space-size=64 src/start.mjs`: the bundle, built first if
+ *     a source is newer; `--entry sources` runs tsx on src/main.ts instead) on another scratch database and its own NATS prefix;
  *  3. signs up a tenant and creates the accounts over HTTP (bounded parallelism);
  *  4. sends the signed sandbox webhooks from a separate process (test/bench/sender.ts, keep-alive, `concurrency` in
  *     flight), `--duplicates f` of the references twice, recording each webhook's send time;
@@ -42,7 +43,7 @@ import { jetstreamManager } from "@nats-io/jetstream"
 import { deleteTopology } from "../../streams/JetStream.js"
 import { Nats, NatsLive } from "../../streams/Nats.js"
 import { RECONCILER_DURABLE, streamNames } from "../../streams/Topology.js"
-import { childEnv, freePort, http, REPO_ROOT, SERVICE_NODE_FLAGS, tempDir } from "../support/Processes.js"
+import { buildServiceBundle, childEnv, freePort, http, REPO_ROOT, SERVICE_NODE_FLAGS, serviceArgs, type ServiceEntry, tempDir } from "../support/Processes.js"
 import { ADMIN_URL, createScratchDatabase, databaseUrl, dropScratchDatabase, withAdmin, withClient } from "../support/TestDatabase.js"
 import type { SenderPlan, SenderResults } from "./sender.js"
 import { customer } from "./customers.js"
@@ -62,6 +63,7 @@ export interface BenchResult {
 }
 
 interface Options {
+  readonly entry: ServiceEntry
   readonly deposits: number
   readonly accounts: number
   readonly concurrency: number
@@ -94,9 +96,15 @@ const automationOf = (raw: string | undefined): Options["automation"] => {
   throw new Error(`--automation ${raw}: light, heavy or none`)
 }
 
+/** `--entry npm-start` (default: the bundle `npm start` runs) or `--entry sources` (tsx on src/main.ts, as tests run it). */
+const entryOf = (v: string | undefined): ServiceEntry => {
+  if (v === undefined || v === "npm-start" || v === "sources") return v ?? "npm-start"
+  throw new Error(`--entry must be npm-start or sources, not ${v}`)
+}
+
 const parseArgs = (argv: ReadonlyArray<string>): Options => {
   const { values, flags, num, env } = parseBenchArgs(argv, {
-    values: ["automation", "billing-share", "deposits", "accounts", "concurrency", "duplicates", "pgbench-seconds", "drain-seconds", "setup-concurrency", "cpu-prof-dir", "service-env", "node-flag", "processes", "kill-worker-after"],
+    values: ["automation", "billing-share", "deposits", "accounts", "concurrency", "duplicates", "pgbench-seconds", "drain-seconds", "setup-concurrency", "cpu-prof-dir", "service-env", "node-flag", "processes", "kill-worker-after", "entry"],
     flags: ["keep-db", "service-output", "split-roles"]
   })
   const serviceEnv = env("service-env")
@@ -118,7 +126,8 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     processes: values.has("processes") ? num("processes", 1, (n) => posInt(n) && n <= 16) : flags.has("split-roles") ? 1 : 0,
     killWorkerAfter: values.has("kill-worker-after") ? num("kill-worker-after", 5, (n) => n > 0 && n <= 600) : undefined,
     automation: automationOf(values.get("automation")?.at(-1)),
-    billingShare: num("billing-share", 0.1, (n) => n >= 0 && n <= 1)
+    billingShare: num("billing-share", 0.1, (n) => n >= 0 && n <= 1),
+    entry: entryOf(values.get("entry")?.at(-1))
   }
 }
 
@@ -317,9 +326,10 @@ const runPgbench = async (seconds: number, work: string, cleanups: Array<() => P
 
 const startService = async (opts: Options, databaseUrl: string, natsPrefix: string, dataDir: string) => {
   const port = await freePort()
+  if (opts.entry === "npm-start") buildServiceBundle()
   const spawnService = (role: "all" | "api" | "worker") => {
     const nodeArgs = [...(opts.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.cpuProfDir}`] : []), ...opts.nodeFlags]
-    return run(process.execPath, [...SERVICE_NODE_FLAGS, ...nodeArgs, "--import", "tsx", path.join(REPO_ROOT, "src", "main.ts")], {
+    return run(process.execPath, [...SERVICE_NODE_FLAGS, ...nodeArgs, ...serviceArgs(opts.entry)], {
       env: childEnv({
         HOST: "127.0.0.1",
         PORT: String(port),

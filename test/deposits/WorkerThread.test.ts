@@ -39,7 +39,8 @@ describe("WorkerThreadLive (the workers' thread)", () => {
 })
 
 describe("the service on a real Postgres and NATS (SERVICE_ROLE=all)", () => {
-  it.live("reconciles on its worker thread, relays and stages on the main one, and stops both threads on SIGTERM", () =>
+  // From the sources (as the tests run it) and as `npm start` runs it: one bundle that is also the thread's entry.
+  it.live.each(["sources", "npm-start"] as const)("(%s) reconciles on its worker thread, relays and stages on the main one, and stops both threads on SIGTERM", (entry) =>
     Effect.promise(async () => {
       const name = await createScratchDatabase("wthread")
       const prefix = `t${crypto.randomBytes(5).toString("hex")}.`
@@ -49,7 +50,7 @@ describe("the service on a real Postgres and NATS (SERVICE_ROLE=all)", () => {
         await dropScratchDatabase(name)
         fs.rmSync(dataDir, { recursive: true, force: true })
       }
-      const service = await startService({ PORT: String(await freePort()), DATABASE_URL: databaseUrl(name), NATS_URL: process.env.TEST_NATS_URL ?? "127.0.0.1:4222", NATS_PREFIX: prefix, DATA_DIR: dataDir })
+      const service = await startService({ PORT: String(await freePort()), DATABASE_URL: databaseUrl(name), NATS_URL: process.env.TEST_NATS_URL ?? "127.0.0.1:4222", NATS_PREFIX: prefix, DATA_DIR: dataDir }, 120_000, entry)
         .catch(async (e) => {
           await cleanUp()
           throw e
@@ -84,6 +85,13 @@ describe("the service on a real Postgres and NATS (SERVICE_ROLE=all)", () => {
         )
         expect(left.events).toBeGreaterThan(0)
         expect(left.pending).toBe(0)
+        // The dashboard's browser bundle is built from src/dashboard, found from the service's bundle too.
+        const page = await fetch(`${service.baseUrl}/dashboard`).then((r) => r.text())
+        const script = /\/dashboard\/assets\/app-[0-9a-f]+\.js/.exec(page)?.[0]
+        expect(script, page).toBeDefined()
+        const asset = await fetch(`${service.baseUrl}${script}`)
+        expect(asset.status).toBe(200)
+        expect((await asset.text()).length).toBeGreaterThan(10_000)
       } finally {
         service.child.kill("SIGTERM")
         const exit = await Promise.race([service.exited, new Promise<"hung">((r) => setTimeout(() => r("hung"), 30_000))])

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
@@ -85,9 +85,23 @@ export interface Service {
  */
 export const SERVICE_NODE_FLAGS = ["--max-semi-space-size=64"] as const
 
-/** Starts the real service (`node --import tsx src/main.ts`) and resolves once it answers HTTP. */
-export const startService = async (vars: Record<string, string> & { PORT: string }, timeoutMs = 120_000): Promise<Service> => {
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, "--import", "tsx", path.join(REPO_ROOT, "src", "main.ts")], {
+/**
+ * How the service is started: from its sources under tsx (`node --import tsx src/main.ts`, what the tests run), or
+ * as `npm start` runs it (src/start.mjs: the bundle under node_modules/.cache, built first when a source is newer).
+ */
+export type ServiceEntry = "sources" | "npm-start"
+export const serviceArgs = (entry: ServiceEntry): ReadonlyArray<string> =>
+  entry === "sources" ? ["--import", "tsx", path.join(REPO_ROOT, "src", "main.ts")] : [path.join(REPO_ROOT, "src", "start.mjs")]
+
+/** Brings `npm start`'s bundle up to date once, before a bench starts several service processes at once. */
+export const buildServiceBundle = () => {
+  const r = spawnSync(process.execPath, [path.join(REPO_ROOT, "src", "start.mjs"), "--build"], { cwd: REPO_ROOT, encoding: "utf8" })
+  if (r.status !== 0) throw new Error(`building the service bundle failed:\n${r.stdout}${r.stderr}`)
+}
+
+/** Starts the real service (from its sources unless `entry` says otherwise) and resolves once it answers HTTP. */
+export const startService = async (vars: Record<string, string> & { PORT: string }, timeoutMs = 120_000, entry: ServiceEntry = "sources"): Promise<Service> => {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...serviceArgs(entry)], {
     cwd: REPO_ROOT,
     // Tests and demos let the sandbox serve live mode (DESIGN.md); a test that needs it off says SANDBOX_LIVE_MODE: "0".
     env: childEnv({ HOST: "127.0.0.1", SANDBOX_LIVE_MODE: "1", ...vars }),
