@@ -3,7 +3,7 @@ import { Clock, Effect, Layer, Schedule } from "effect"
 import { dayOf } from "../../src/domain/InsightRollups.js"
 import type { Mode } from "../../src/domain/Mode.js"
 import { INSIGHTS, INSIGHTS_ACCOUNT, INSIGHTS_SCHEDULE } from "../outbox/Registry.js"
-import { type Consumer, type DecodedEvent, makeConsumerRunner } from "../outbox/Runner.js"
+import { type ConsumedEvent, type Consumer, makeConsumerRunner } from "../outbox/Runner.js"
 import { Billing } from "../billing/Billing.js"
 import { type AccountTouch, Rollups, type ScheduleTouch } from "./Rollups.js"
 
@@ -14,34 +14,38 @@ import { type AccountTouch, Rollups, type ScheduleTouch } from "./Rollups.js"
  * account recomputed (a receivable it fully pays counts as paid on the deposit's day, or the review's); an account
  * created, removed or refunded, and a billing schedule changed or a period opened, come as internal events.
  */
-/** The types the insights consumer reads (its subscription's). */
-const INSIGHTS_TYPES = ["deposit.reconciled", "transaction.reviewed", INSIGHTS_ACCOUNT, INSIGHTS_SCHEDULE] as const
-type InsightsEvent = DecodedEvent<(typeof INSIGHTS_TYPES)[number]>
-
-export const handleInsights = (events: ReadonlyArray<InsightsEvent>) =>
+/**
+ * What the insights consumer reads of each event, taken by Postgres from the staged envelope (issue 33): the deposit's
+ * reference, or the internal event's account and schedule ids. The runner hands it the events' columns only, so no
+ * envelope crosses to the service and nothing is decoded (decoding the whole deposit to read one reference cost
+ * about 37 µs a deposit). An event without them matches nothing and is passed over, as a malformed one would be.
+ */
+export const handleInsights = (events: ReadonlyArray<ConsumedEvent>) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const rollups = yield* Rollups
     const billing = yield* Billing
     const nowMs = yield* Clock.currentTimeMillis
-    const deposits: Array<{ tenantId: string; mode: Mode; reference: string }> = []
+    const depositIds: Array<number> = []
+    const internalIds: Array<number> = []
+    for (const e of events) (e.eventType === INSIGHTS_ACCOUNT || e.eventType === INSIGHTS_SCHEDULE ? internalIds : depositIds).push(e.outboxId)
     const accounts: Array<AccountTouch> = []
     const scheduleIds: Array<{ tenantId: string; mode: Mode; scheduleId: string }> = []
-    for (const e of events) {
-      if (e.eventType === INSIGHTS_ACCOUNT) {
-        accounts.push({ tenantId: e.tenantId, mode: e.mode, accountId: e.data.accountId, atMs: nowMs })
-      } else if (e.eventType === INSIGHTS_SCHEDULE) {
-        scheduleIds.push({ tenantId: e.tenantId, mode: e.mode, scheduleId: e.data.scheduleId })
-        accounts.push({ tenantId: e.tenantId, mode: e.mode, accountId: e.data.accountId, atMs: nowMs })
-      } else {
-        deposits.push({ tenantId: e.tenantId, mode: e.mode, reference: e.data.transaction.reference })
+    if (internalIds.length > 0) {
+      const rows = yield* sql<{ eventType: string; tenantId: string; mode: Mode; accountId: string | null; scheduleId: string | null }>`
+        SELECT o.event_type, o.tenant_id, o.mode, o.envelope #>> '{data,accountId}' AS account_id, o.envelope #>> '{data,scheduleId}' AS schedule_id
+        FROM outbox o WHERE o.id = ANY(${internalIds}::bigint[]) ORDER BY o.id`
+      for (const r of rows) {
+        if (r.accountId !== null) accounts.push({ tenantId: r.tenantId, mode: r.mode, accountId: r.accountId, atMs: nowMs })
+        if (r.eventType === INSIGHTS_SCHEDULE && r.scheduleId !== null) scheduleIds.push({ tenantId: r.tenantId, mode: r.mode, scheduleId: r.scheduleId })
       }
     }
-    if (deposits.length > 0) {
+    if (depositIds.length > 0) {
       const rows = yield* sql<{ id: number; tenantId: string; mode: Mode; virtualAccountId: string | null; paidAt: Date; reviewedAt: Date | null }>`
-        SELECT t.id, t.tenant_id, t.mode, t.virtual_account_id, t.paid_at, t.reviewed_at FROM transactions t
-        JOIN unnest(${deposits.map((d) => d.tenantId)}::text[], ${deposits.map((d) => d.mode)}::text[], ${deposits.map((d) => d.reference)}::text[])
-          AS k(tenant_id, mode, reference) ON t.tenant_id = k.tenant_id AND t.mode = k.mode AND t.reference = k.reference`
+        SELECT t.id, t.tenant_id, t.mode, t.virtual_account_id, t.paid_at, t.reviewed_at
+        FROM outbox o JOIN transactions t
+          ON t.tenant_id = o.tenant_id AND t.mode = o.mode AND t.reference = o.envelope #>> '{data,transaction,reference}'
+        WHERE o.id = ANY(${depositIds}::bigint[])`
       yield* rollups.applyTransactions(rows.map((r) => Number(r.id)))
       for (const r of rows) {
         if (r.virtualAccountId === null) continue
@@ -64,9 +68,8 @@ export const handleInsights = (events: ReadonlyArray<InsightsEvent>) =>
     }
   })
 
-export const insightsConsumer: Consumer<SqlClient.SqlClient | Rollups | Billing, InsightsEvent["eventType"]> = {
+export const insightsConsumer: Consumer<SqlClient.SqlClient | Rollups | Billing> = {
   ...INSIGHTS,
-  decode: INSIGHTS_TYPES,
   handle: handleInsights
 }
 
