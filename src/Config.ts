@@ -21,6 +21,8 @@ export interface AppConfig {
   /** None: generated and kept under DATA_DIR. Encrypts secrets we must be able to read back (webhook secrets). */
   readonly dataEncryptionKey: Option.Option<Redacted.Redacted<string>>
   readonly logLevel: LogLevel.LogLevel
+  /** `text` (default: the readable lines) or `json` (one JSON object per line: LOG_FORMAT=json). */
+  readonly logFormat: "text" | "json"
   readonly webhookAllowInsecureTargets: boolean
   readonly webhookRetryDelaysMs: ReadonlyArray<number>
   readonly dbPoolSize: number
@@ -121,6 +123,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   tokenSigningKey: emptyAsNone(Config.option(Config.string("TOKEN_SIGNING_KEY"))).pipe(Config.map(Option.map(Redacted.make))),
   dataEncryptionKey: emptyAsNone(Config.option(Config.string("DATA_ENCRYPTION_KEY"))).pipe(Config.map(Option.map(Redacted.make))),
   logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info)),
+  logFormat: Config.literal("text", "json")("LOG_FORMAT").pipe(Config.withDefault("text" as const)),
   webhookAllowInsecureTargets: flag("WEBHOOK_ALLOW_INSECURE_TARGETS"),
   webhookRetryDelaysMs: delaysMs,
   dbPoolSize: Config.integer("DB_POOL_SIZE").pipe(Config.withDefault(10), Config.validate({ message: "DB_POOL_SIZE must be 1..100", validation: (n) => n >= 1 && n <= 100 })),

@@ -1,4 +1,4 @@
-import { Effect, Layer, Logger } from "effect"
+import { Effect, Layer, Logger, type LogLevel } from "effect"
 import { appConfig, AppConfigTag } from "./Config.js"
 
 /** AppConfig read and validated from the environment; a bad value stops the start with a clear message. */
@@ -13,4 +13,13 @@ export const AppConfigLive = Layer.effect(
  * used to also swap the default logger for logfmt's string formatter, which prints nothing: a no-op under runMain,
  * and silence on a thread without it.)
  */
-export const LoggingLive = Layer.unwrapEffect(Effect.map(AppConfigTag, (c) => Logger.minimumLogLevel(c.logLevel)))
+export const LoggingLive = Layer.unwrapEffect(Effect.map(AppConfigTag, (c) => loggingFor(c.logLevel, c.logFormat)))
+
+/**
+ * The level, and with LOG_FORMAT=json the pretty logger swapped for Effect's JSON logger: one object per line with
+ * `message`, `logLevel`, `timestamp`, `annotations` (request id, component, consumer...), `spans` and `fiberId`.
+ */
+export const loggingFor = (level: LogLevel.LogLevel, format: "text" | "json") =>
+  format === "json"
+    ? Layer.merge(Logger.minimumLogLevel(level), Logger.replace(Logger.prettyLoggerDefault, Logger.withConsoleLog(Logger.jsonLogger)))
+    : Logger.minimumLogLevel(level)

@@ -4,6 +4,10 @@
  */
 const level = (process.env.LOG_LEVEL ?? "info").trim().toLowerCase()
 if (!["warning", "warn", "error", "fatal", "none"].includes(level)) {
-  process.stdout.write(`timestamp=${new Date().toISOString()} level=INFO fiber=#0 message="collections starting (pid ${process.pid}, node ${process.version}): loading the service"\n`)
+  const message = `collections starting (pid ${process.pid}, node ${process.version}): loading the service`
+  const timestamp = new Date().toISOString()
+  process.stdout.write((process.env.LOG_FORMAT ?? "").trim().toLowerCase() === "json"
+    ? `${JSON.stringify({ message, logLevel: "INFO", timestamp, annotations: {}, spans: {}, fiberId: "#0" })}\n`
+    : `timestamp=${timestamp} level=INFO fiber=#0 message="${message}"\n`)
 }
 await import("./Service.js")

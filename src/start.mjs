@@ -29,8 +29,11 @@ export const EXTERNAL = ["@electric-sql/*", "@node-rs/*", "esbuild", "msgpackr",
 
 const level = (process.env.LOG_LEVEL ?? "info").trim().toLowerCase()
 const quiet = ["warning", "warn", "error", "fatal", "none"].includes(level)
+const json = (process.env.LOG_FORMAT ?? "").trim().toLowerCase() === "json"
 const say = (message) => {
-  if (!quiet) process.stdout.write(`timestamp=${new Date().toISOString()} level=INFO fiber=#0 message="${message}"\n`)
+  if (quiet) return
+  const timestamp = new Date().toISOString()
+  process.stdout.write(json ? `${JSON.stringify({ message, logLevel: "INFO", timestamp, annotations: {}, spans: {}, fiberId: "#0" })}\n` : `timestamp=${timestamp} level=INFO fiber=#0 message="${message}"\n`)
 }
 
 /** The newest modification time (ms) of a source under `dir` (the dashboard's browser sources included: harmless). */

@@ -7,6 +7,7 @@ import { decodeEnvelope, isDecoded } from "../../streams/DepositBus.js"
 import { replayFrom, type ReplayStart } from "../../streams/Consume.js"
 import { NatsLive } from "../../streams/Nats.js"
 import { INTERNAL_PREFIX, type Subscription, WEBHOOKS } from "../outbox/Registry.js"
+import { wakeEverywhere } from "../outbox/CrossProcessWakeups.js"
 import { streamNames } from "../../streams/Topology.js"
 
 export interface ReplayReport {
@@ -75,14 +76,18 @@ export const replayReconciled = (start: ReplayStart, consumer: Subscription = WE
     const wanted = consumer.eventTypes === "all" ? sql`event_type NOT LIKE ${`${INTERNAL_PREFIX}%`}` : sql`event_type IN ${sql.in(consumer.eventTypes)}`
     // Puts the outbox events the condition picks back among the consumer's pending rows; how many it found.
     const restageWhere = (condition: Statement.Fragment) =>
-      sql<{ n: number }>`
-        WITH f AS (SELECT id FROM outbox WHERE ${condition} AND ${wanted}),
+      sql<{ n: number; types: ReadonlyArray<string> | null }>`
+        WITH f AS (SELECT id, event_type FROM outbox WHERE ${condition} AND ${wanted}),
           d AS (DELETE FROM consumer_dead_letters WHERE consumer = ${consumer.name} AND outbox_id IN (SELECT id FROM f)),
           q AS (
             INSERT INTO outbox_pending (consumer, outbox_id) SELECT ${consumer.name}, id FROM f
             ON CONFLICT (consumer, outbox_id) DO UPDATE SET attempts = 0, last_error = NULL, next_attempt_at = NULL
           )
-        SELECT count(*)::int AS n FROM f`.pipe(Effect.map((r) => r[0]!.n))
+        SELECT count(*)::int AS n, array_agg(DISTINCT event_type) AS types FROM f`.pipe(
+        // The consumer's runners may be resting (30 s): wake them, here and in the workers.
+        Effect.tap((r) => wakeEverywhere(sql, r[0]!.types ?? [])),
+        Effect.map((r) => r[0]!.n)
+      )
     const restage = (eventIds: ReadonlyArray<string>) => (eventIds.length === 0 ? Effect.succeed(0) : restageWhere(sql`event_id IN ${sql.in(eventIds)}`))
     if (Option.isSome(config.natsUrl)) {
       const ids: Array<string> = []

@@ -21,6 +21,19 @@ export const WAKEUP_CHANNEL = "collections_wakeups"
 export const notifyOtherProcesses = (sql: SqlClient.SqlClient, types: Iterable<string>) =>
   Effect.asVoid(sql`SELECT pg_notify(${WAKEUP_CHANNEL}, ${[...new Set(types)].join(",")})`)
 
+/**
+ * After pending rows were put back outside staging (a replay of the reconciled stream, a dead letter requeued, by the
+ * operator CLI or the API): wakes the runners of these types here and, through Postgres, in every other process. Rare,
+ * so always both; runs as its own statement (after the caller's has committed).
+ */
+export const wakeEverywhere = (sql: SqlClient.SqlClient, types: ReadonlyArray<string>) =>
+  types.length === 0
+    ? Effect.void
+    : Effect.flatMap(OutboxWakeups, (hub) => Effect.sync(() => hub.nudge(types))).pipe(
+      Effect.zipRight(notifyOtherProcesses(sql, types)),
+      Effect.orDie
+    )
+
 /** Whether this process's staging should NOTIFY (it runs no consumer runners of its own). */
 export const stagesForOthers = (role: "all" | "api" | "worker") => role === "api"
 

@@ -1,6 +1,7 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Data, Effect } from "effect"
 import type { Mode } from "../../src/domain/Mode.js"
+import { wakeEverywhere } from "./CrossProcessWakeups.js"
 
 /** An event a consumer gave up on after its attempts, as `consumer_dead_letters` keeps it. */
 export interface ConsumerDeadLetter {
@@ -43,13 +44,17 @@ export class ConsumerDeadLetters extends Effect.Service<ConsumerDeadLetters>()("
 
     /** Moves the dead letters the condition picks back to pending (due now, no attempts); the moved ones. */
     const requeueWhere = (condition: Statement.Fragment) =>
-      sql<{ id: number; consumer: string; outboxId: number }>`
+      sql<{ id: number; consumer: string; outboxId: number; eventType: string }>`
         WITH d AS (DELETE FROM consumer_dead_letters WHERE ${condition} RETURNING id, consumer, outbox_id),
           p AS (
             INSERT INTO outbox_pending (consumer, outbox_id) SELECT consumer, outbox_id FROM d
             ON CONFLICT (consumer, outbox_id) DO UPDATE SET attempts = 0, last_error = NULL, next_attempt_at = NULL
           )
-        SELECT id, consumer, outbox_id FROM d ORDER BY outbox_id`
+        SELECT d.id, d.consumer, d.outbox_id, o.event_type FROM d JOIN outbox o ON o.id = d.outbox_id ORDER BY d.outbox_id`.pipe(
+        // The runners may be resting (30 s): wake them, here and in the workers.
+        Effect.tap((moved) => wakeEverywhere(sql, [...new Set(moved.map((m) => m.eventType))])),
+        Effect.map((moved) => moved.map(({ eventType: _, ...m }) => m))
+      )
 
     /** One dead letter, by its id, back to pending. */
     const replay = Effect.fn("ConsumerDeadLetters.replay")(function* (id: string) {

@@ -35,7 +35,7 @@ export const CreateVirtualAccount = Body({
   expectedAmountKobo: Schema.optional(PositiveKobo),
   expiryDateUtc: Schema.optional(DateTimeString),
   subMerchantRef: Schema.optional(Reference("subMerchantRef", 64))
-}).annotations({ identifier: "CreateVirtualAccount", parseOptions: { onExcessProperty: "error" } })
+}).annotations({ identifier: "CreateVirtualAccount" })
 export type CreateVirtualAccount = typeof CreateVirtualAccount.Type
 
 /** The problem codes virtual accounts answer, each with its one HTTP status (src/contract/Problems.ts gathers every capability's). */

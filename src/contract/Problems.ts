@@ -18,6 +18,7 @@ export const EDGE_PROBLEMS = {
   malformed_request: 400,
   validation_failed: 400,
   unknown_field: 400,
+  unknown_parameter: 400,
   invalid_text: 400,
   unknown_starting_after: 400,
   unauthorized: 401,

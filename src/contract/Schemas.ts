@@ -26,7 +26,7 @@ export const TakeParams = Schema.Struct(PageParams)
  * `expectedAmountKobo` never silently creates an open account). Every JSON payload is declared with it.
  */
 export const Body = <Fields extends Schema.Struct.Fields>(fields: Fields) =>
-  Schema.Struct(fields).annotations({ parseOptions: { onExcessProperty: "error" } })
+  Schema.Struct(fields).annotations({ parseOptions: { onExcessProperty: "error", errors: "all" } })
 
 /**
  * One of fixed words, matched case-insensitively and trimmed (query and body alike); anything else is a 400 listing

@@ -83,3 +83,25 @@ export const UNSUPPORTED_MEDIA_TYPE = (contentType: string) => ({
   code: "unsupported_media_type",
   message: `This endpoint reads JSON: send the body with content-type application/json (got ${JSON.stringify(contentType.split(";")[0]!.trim().slice(0, 100))}).`
 }) as const
+
+/**
+ * A kobo field (a key ending in `Kobo`) whose number is written with a decimal point or an exponent in the JSON text:
+ * `1500.00` parses to the integer 1500, so the schema alone would take naira written with kobo for kobo. The raw text
+ * is checked (DESIGN.md, "API conventions, second round"); every such field is named. Undefined when there is none.
+ */
+const KOBO_NUMBER = /"([A-Za-z0-9_]*Kobo)"\s*:\s*(-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/g
+export const decimalKoboInJson = (body: string) => {
+  if (!body.includes("Kobo")) return undefined
+  const errors: Array<{ readonly path: string; readonly message: string }> = []
+  for (const m of body.matchAll(KOBO_NUMBER)) {
+    const [, field, number] = m
+    if (!/[.eE]/.test(number!)) continue
+    errors.push({ path: field!, message: `must be integer kobo (1 naira = 100 kobo): a fraction, decimal point or exponent was sent (${number}); did you send naira?` })
+  }
+  if (errors.length === 0) return undefined
+  return {
+    code: "validation_failed" as const,
+    message: `Invalid request. ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`,
+    errors
+  }
+}

@@ -5,7 +5,7 @@ type Spec = Record<string, any>
 
 const problem = (description: string) => ({ description, content: { [PROBLEM_JSON]: { schema: { $ref: "#/components/schemas/ProblemDetails" } } } })
 const ERRORS: Readonly<Record<string, string>> = {
-  "400": "Invalid input (validation_failed, unknown_field, invalid_text, malformed_request, unknown_starting_after).",
+  "400": "Invalid input (validation_failed, unknown_field, unknown_parameter, invalid_text, malformed_request, unknown_starting_after).",
   "401": "Missing, malformed, expired or revoked credentials.",
   "403": "Wrong plane, role or mode for this operation.",
   "404": "No such object in this tenant and mode.",

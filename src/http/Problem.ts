@@ -2,7 +2,7 @@ import { HttpApp, HttpIncomingMessage, HttpMiddleware, HttpServerRequest, HttpSe
 import { Effect, Option, Schema } from "effect"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { PROBLEM_JSON, STATUS_TITLES as TITLES } from "../contract/Problems.js"
-import { invalidTextInJson, invalidTextInUrl, isJsonMediaType, UNSUPPORTED_MEDIA_TYPE } from "./InputGuard.js"
+import { decimalKoboInJson, invalidTextInJson, invalidTextInUrl, isJsonMediaType, UNSUPPORTED_MEDIA_TYPE } from "./InputGuard.js"
 
 export { PROBLEM_JSON }
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -35,15 +35,70 @@ const DEFAULT_CODES: Record<number, [string, string]> = {
 interface Issue { readonly _tag?: string; readonly path?: ReadonlyArray<unknown>; readonly message?: string }
 const issuePath = (i: Issue) => (i.path ?? []).map(String).join(".") || "body"
 
-/** Payload schemas refuse excess properties (see `Body` in src/contract/Schemas.ts); those issues become one 400 naming them. */
-const unknownFields = (issues: ReadonlyArray<Issue>) => {
+/**
+ * The fields an endpoint's JSON body takes, for "did you mean" (src/http/Routes.ts reads them from the API
+ * definition; Server.ts passes them in, as this module may not import the API).
+ */
+export type BodyFieldsOf = (method: string, url: string) => ReadonlyArray<string>
+
+/**
+ * What the route table tells the problem rewrite (src/http/Routes.ts; Server.ts passes it in, as this module may not
+ * import the API): each endpoint's body fields, for "did you mean"; the methods a path answers, to turn the router's
+ * 404 for a known path into a 405 with `Allow`.
+ */
+export interface RouteHints {
+  readonly bodyFields: BodyFieldsOf
+  readonly allowedMethods: (url: string) => ReadonlyArray<string>
+}
+const NO_HINTS: RouteHints = { bodyFields: () => [], allowedMethods: () => [] }
+
+/** Edit distance (insert, delete, substitute, swap two neighbours; case ignored), for "did you mean". */
+export const distance = (a: string, b: string): number => {
+  const s = a.toLowerCase()
+  const t = b.toLowerCase()
+  const d: Array<Array<number>> = Array.from({ length: s.length + 1 }, (_, i) => Array.from({ length: t.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
+  for (let i = 1; i <= s.length; i++) {
+    for (let j = 1; j <= t.length; j++) {
+      const cost = s[i - 1] === t[j - 1] ? 0 : 1
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost)
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1)
+      d[i]![j] = v
+    }
+  }
+  return d[s.length]![t.length]!
+}
+
+/** The known name nearest to `name`, when it is near enough to be a slip (at most a third of its letters, and 3). */
+export const nearest = (name: string, known: ReadonlyArray<string>): string | undefined => {
+  let best: { readonly name: string; readonly d: number } | undefined
+  for (const k of known) {
+    const d = distance(name, k)
+    if (best === undefined || d < best.d) best = { name: k, d }
+  }
+  return best !== undefined && best.d > 0 && best.d <= Math.min(3, Math.max(1, Math.floor(best.name.length / 3))) ? best.name : undefined
+}
+
+/**
+ * Payload schemas refuse excess properties (see `Body` in src/contract/Schemas.ts); those issues become one 400 naming
+ * them, with the nearest field the endpoint takes when one is near ("did you mean").
+ */
+const unknownFields = (issues: ReadonlyArray<Issue>, known: ReadonlyArray<string>) => {
   const names = issues.filter((i) => i._tag === "Unexpected").map(issuePath)
   if (names.length === 0) return undefined
   const list = names.map((n) => JSON.stringify(n)).join(", ")
+  // A top-level name is compared with the body's fields; a nested one is named as it is.
+  const near = (path: string) => (path.includes(".") ? undefined : nearest(path, known))
+  const hints = names.flatMap((n) => {
+    const k = near(n)
+    return k === undefined ? [] : [` Did you mean ${JSON.stringify(k)} for ${JSON.stringify(n)}?`]
+  })
   return {
     code: "unknown_field",
-    message: `Unknown field${names.length > 1 ? "s" : ""} ${list}: this endpoint does not take ${names.length > 1 ? "them" : "it"}; check the spelling against the API reference at /docs.`,
-    errors: names.map((path) => ({ path, message: "is not a field of this request" }))
+    message: `Unknown field${names.length > 1 ? "s" : ""} ${list}: this endpoint does not take ${names.length > 1 ? "them" : "it"}; check the spelling against the API reference at /docs.${hints.join("")}`,
+    errors: names.map((path) => {
+      const k = near(path)
+      return { path, message: `is not a field of this request${k ? `; did you mean ${JSON.stringify(k)}?` : ""}` }
+    })
   }
 }
 
@@ -72,11 +127,11 @@ const plainMessage = (i: Issue) => {
   return `is not valid (${actual} was given)`
 }
 
-const fromBody = (status: number, body: Record<string, unknown> | undefined, req: HttpServerRequest.HttpServerRequest) => {
+const fromBody = (status: number, body: Record<string, unknown> | undefined, req: HttpServerRequest.HttpServerRequest, fields: BodyFieldsOf) => {
   const fallback = DEFAULT_CODES[status] ?? [`http_${status}`, TITLES[status] ?? "Error"]
   if (body?._tag === "HttpApiDecodeError" && Array.isArray(body.issues)) {
     // An optional field's union reports "Expected undefined" beside the real complaint; keep the first issue per path.
-    const unknown = unknownFields(body.issues as Array<Issue>)
+    const unknown = unknownFields(body.issues as Array<Issue>, fields(req.method, req.url))
     if (unknown) return unknown
     const seen = new Set<string>()
     const errors = (body.issues as Array<Issue>)
@@ -98,7 +153,9 @@ const fromBody = (status: number, body: Record<string, unknown> | undefined, req
 }
 
 /** The code, message and details the problem document of an error response (4xx, 5xx) carries. */
-const problemOf = (req: HttpServerRequest.HttpServerRequest, res: HttpServerResponse.HttpServerResponse) => {
+const NO_FIELDS: BodyFieldsOf = () => []
+
+const problemOf = (req: HttpServerRequest.HttpServerRequest, res: HttpServerResponse.HttpServerResponse, fields: BodyFieldsOf = NO_FIELDS) => {
   let body: Record<string, unknown> | undefined
   if (res.body._tag === "Uint8Array") {
     try {
@@ -107,7 +164,7 @@ const problemOf = (req: HttpServerRequest.HttpServerRequest, res: HttpServerResp
       body = undefined
     }
   }
-  return fromBody(res.status, body, req)
+  return fromBody(res.status, body, req, fields)
 }
 
 /**
@@ -118,12 +175,24 @@ export const problemCodeOf = (req: HttpServerRequest.HttpServerRequest, res: Htt
   res.status < 400 ? undefined : problemOf(req, res).code
 
 /** Runs just before every response is written, so built-in 400/404/500s come out as problem documents too. */
-const rewriteToProblem: HttpApp.PreResponseHandler = (req, res) => {
+const rewriteToProblemWith = (hints: RouteHints): HttpApp.PreResponseHandler => (req, res) => {
   if (res.status < 400) return Effect.succeed(res)
+  // The router's own 404 (no route for this method; no body) on a path another method serves: 405 with Allow.
+  if (res.status === 404 && res.body._tag === "Empty") {
+    const allow = hints.allowedMethods(req.url)
+    if (allow.length > 0 && !allow.includes(req.method)) {
+      const path = req.url.split("?")[0]
+      return Effect.succeed(HttpServerResponse.unsafeJson(
+        problemDocument(405, { code: "method_not_allowed", message: `${req.method} is not allowed on ${path}; it answers ${allow.join(", ")}.` }, req.url),
+        { status: 405, contentType: PROBLEM_JSON, headers: { ...res.headers, allow: allow.join(", ") } }
+      ))
+    }
+  }
   return Effect.succeed(
-    HttpServerResponse.unsafeJson(problemDocument(res.status, problemOf(req, res), req.url), { status: res.status, contentType: PROBLEM_JSON, headers: res.headers })
+    HttpServerResponse.unsafeJson(problemDocument(res.status, problemOf(req, res, hints.bodyFields), req.url), { status: res.status, contentType: PROBLEM_JSON, headers: res.headers })
   )
 }
+const rewriteToProblem = rewriteToProblemWith(NO_HINTS)
 
 /** The problem document for a status and its code and message; `url` gives the `instance` (query left out). */
 export const problemDocument = (
@@ -152,6 +221,16 @@ export const problemDocument = (
   instance: url.split("?")[0]
 })
 
+/**
+ * A problem+json answer made outside the app (a middleware's refusal), where the pre-response rewrite does not run.
+ */
+export const problemResponse = (
+  req: HttpServerRequest.HttpServerRequest,
+  status: number,
+  detail: Parameters<typeof problemDocument>[1],
+  headers: Record<string, string> = {}
+) => HttpServerResponse.unsafeJson(problemDocument(status, detail, req.url), { status, contentType: PROBLEM_JSON, headers })
+
 /** The message of a 413, here and in the receiver's own path. */
 export const TOO_LARGE = { code: "payload_too_large", message: `The request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB).` } as const
 
@@ -171,7 +250,9 @@ const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"])
 
 /**
  * The refusals every route shares, before routing and authentication: invalid text in the URL or a JSON body (400
- * invalid_text) and a body that is not JSON (415). Undefined when the request may go on.
+ * invalid_text), a body that is not JSON (415), and a kobo field written with a decimal point (400
+ * validation_failed; not on the provider receiver, whose senders write their own formats). Undefined when the request
+ * may go on.
  */
 const guard = (req: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function* () {
@@ -186,14 +267,17 @@ const guard = (req: HttpServerRequest.HttpServerRequest) =>
     }
     // The body is read once and cached by the request, so the endpoint's own decoding reads the same text.
     const text = yield* Effect.orElseSucceed(req.text, () => "")
-    const inBody = invalidTextInJson(text)
+    const inBody = invalidTextInJson(text) ?? (RECEIVER_ROUTE.test(req.url) ? undefined : decimalKoboInJson(text))
     return inBody ? HttpServerResponse.unsafeJson(inBody, { status: 400 }) : undefined
   })
 
-/** Global middleware: problem documents for every error, a bounded request body, and the shared input refusals. */
-export const problemDetails = HttpMiddleware.make((app) =>
+/**
+ * Global middleware: problem documents for every error, a bounded request body, and the shared input refusals;
+ * `hints` come from the route table (RouteHints).
+ */
+export const problemDetailsWith = (hints: RouteHints) => HttpMiddleware.make((app) =>
   Effect.zipRight(
-    HttpApp.appendPreResponseHandler(rewriteToProblem),
+    HttpApp.appendPreResponseHandler(rewriteToProblemWith(hints)),
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (req) =>
       BODY_METHODS.has(req.method) && Number(req.headers["content-length"] ?? 0) > MAX_BODY_BYTES
         ? Effect.orDie(rewriteToProblem(req, tooLarge)) // answered here, outside the app, so the pre-response handler would not see it
@@ -204,6 +288,9 @@ export const problemDetails = HttpMiddleware.make((app) =>
     )
   )
 )
+
+/** problemDetailsWith, without "did you mean" for body fields. */
+export const problemDetails = problemDetailsWith(NO_HINTS)
 
 type Spec = Record<string, any>
 /** The OpenAPI generator documents built-in errors as application/json; document them as problem+json. */

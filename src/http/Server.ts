@@ -1,5 +1,6 @@
 import { HttpApiBuilder, HttpApiSwagger, HttpApp, HttpMiddleware, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Clock, Effect, Exit, Layer } from "effect"
+import { Cause, Clock, Effect, Exit, Layer, Option } from "effect"
+import { AppConfigTag } from "../Config.js"
 import * as crypto from "node:crypto"
 import { Api } from "./Api.js"
 import { AuthHandlers, DashboardHandlers, DashboardPublicHandlers } from "./handlers/AccessHandlers.js"
@@ -17,7 +18,8 @@ import { TransfersHandlers } from "./handlers/TransfersHandlers.js"
 import { WebhookEndpointsHandlers } from "./handlers/WebhooksHandlers.js"
 import { DashboardRoutes } from "./DashboardPage.js"
 import { databaseUnavailable } from "./DatabaseUnavailable.js"
-import { problemCodeOf, problemDetails } from "./Problem.js"
+import { problemCodeOf, problemDetailsWith, problemResponse } from "./Problem.js"
+import { allowedMethods, pathOf, routeFor, routeTable, type RouteTable, unknownParameters } from "./Routes.js"
 import { AuthenticationLive } from "./Security.js"
 
 /** A caller's own `x-request-id` is kept when it is a plain token; anything else gets a fresh id. */
@@ -42,6 +44,8 @@ export const accessLog = HttpMiddleware.make((app) =>
     const given = req.headers["x-request-id"]
     const requestId = given !== undefined && REQUEST_ID.test(given) ? given : crypto.randomUUID()
     const path = loggablePath(req.url)
+    // With LOG_FORMAT=json the line's parts are also fields (the text logger would print each on a line of its own).
+    const json = Option.exists(yield* Effect.serviceOption(AppConfigTag), (c) => c.logFormat === "json")
     const started = yield* Clock.currentTimeMillis
     yield* HttpApp.appendPreResponseHandler((_, res) => Effect.succeed(HttpServerResponse.setHeader(res, "x-request-id", requestId)))
     const report = (status: number, res?: HttpServerResponse.HttpServerResponse, cause?: Cause.Cause<unknown>) =>
@@ -52,9 +56,17 @@ export const accessLog = HttpMiddleware.make((app) =>
         const line = `${req.method} ${path} ${status} ${durationMs}ms request=${requestId}${code !== undefined && LOGGABLE_CODE.test(code) ? ` code=${code}` : ""}`
         // 503 is an outage the service reports and rides out (Postgres or NATS away, a stop): a warning, not an error,
         // or a readiness probe polling through an outage floods the log.
-        if (status === 503) yield* Effect.logWarning(line)
-        else if (status >= 500 && status !== 501) yield* cause ? Effect.logError(line, cause) : Effect.logError(line)
-        else yield* Effect.logInfo(line)
+        const log = status === 503
+          ? Effect.logWarning(line)
+          : status >= 500 && status !== 501
+            ? (cause ? Effect.logError(line, cause) : Effect.logError(line))
+            : Effect.logInfo(line)
+        yield* json
+          ? Effect.annotateLogs(log, {
+            requestId, method: req.method, path, status, durationMs,
+            ...(code !== undefined && LOGGABLE_CODE.test(code) ? { code } : {})
+          })
+          : log
       })
     return yield* app.pipe(
       Effect.onExit((exit) =>
@@ -67,6 +79,23 @@ export const accessLog = HttpMiddleware.make((app) =>
     )
   })
 )
+
+/**
+ * A convention the router cannot give (DESIGN.md, "API conventions, second round"), from the API's route table: a
+ * query parameter the endpoint does not take is a 400 `unknown_parameter` naming those it does (only under /api/: the
+ * payer's page, probes and the provider receiver take what links and senders add). (The 405 with `Allow` is made
+ * where the router's 404 is seen: problemDetailsWith.)
+ */
+export const routeConventions = (table: RouteTable) =>
+  HttpMiddleware.make((app) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (req) => {
+      const unknown = pathOf(req.url).startsWith("/api/") ? unknownParameters(table, req.method, req.url) : undefined
+      if (unknown) return Effect.succeed(problemResponse(req, 400, unknown))
+      return app
+    })
+  )
+
+const API_ROUTES = routeTable(Api)
 
 /** `GET /` points to the API reference and the dashboard. */
 const RootRedirect = HttpApiBuilder.Router.use((router) =>
@@ -96,7 +125,12 @@ const HandlersLive = Layer.mergeAll(
 export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide(AuthenticationLive))
 
 /** The HTTP app: the API, its OpenAPI document and a reference UI. Needs an HttpServer and the services. */
-export const HttpLive = HttpApiBuilder.serve((app) => accessLog(problemDetails(app))).pipe(
+export const HttpLive = HttpApiBuilder.serve((app) =>
+  accessLog(problemDetailsWith({
+    bodyFields: (method, url) => routeFor(API_ROUTES, method, url)?.bodyFields ?? [],
+    allowedMethods: (url) => allowedMethods(API_ROUTES, url)
+  })(routeConventions(API_ROUTES)(app)))
+).pipe(
   Layer.provide(HttpApiBuilder.middleware(databaseUnavailable)),
   Layer.provide(RootRedirect),
   Layer.provide(DashboardRoutes),

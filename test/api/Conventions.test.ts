@@ -262,7 +262,7 @@ layer(makeWebhooksTestApp({ config: { logLevel: LogLevel.All }, logs: logs.layer
       const { token } = yield* apiToken(ownerToken, "test")
       const access = () => logs.lines.filter((l) => /^INFO (GET|POST) /.test(l))
       const before = access().length
-      const listed = yield* raw("GET", `${VA}?take=1&note=hush-query`, { token, headers: { "x-request-id": "trace-1" } })
+      const listed = yield* raw("GET", `${VA}?take=1&subMerchantRef=hush-query`, { token, headers: { "x-request-id": "trace-1" } })
       expectStatus(listed, 200)
       yield* raw("GET", "/api/v1/checkout/ck_secret_token_123")
       // The receiver's fast path is the hot path: it writes no access line.

@@ -83,7 +83,8 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000 })("errors are problem+
       expectProblem(r, 404, "route_not_found")
       expect(r.body.message).toContain("/api/v1/no-such-thing")
       expectProblem(yield* call("GET", "/nothing-here"), 404, "route_not_found")
-      expectProblem(yield* call("PUT", VA, { token, json: {} }), 404, "route_not_found")
+      // A known path with another method is a 405 (test/api/ConventionsSecondRound.test.ts).
+      expectProblem(yield* call("PUT", VA, { token, json: {} }), 405, "method_not_allowed")
     }))
 
   it.effect("a missing bearer token is 401", () =>

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { wakeEverywhere } from "../../services/outbox/CrossProcessWakeups.js"
 import { describe, expect, it as plainIt, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import * as http from "node:http"
@@ -159,6 +160,8 @@ layer(makeTestApp().pipe(Layer.provideMerge(failingHooks)), { timeout: 60_000, e
         return rows.length
       }))
       expect(refed).toBe(3)
+      // Rows put back by hand wake nobody: wake the runners (here, and in any other process), as the operator replays do.
+      yield* wakeEverywhere(sql, ["deposit.reconciled"])
       yield* waitForAutomation(t.tenantId)
       expect(yield* snapshot(t)).toEqual(before)
       yield* assertLedgerInvariant
@@ -183,6 +186,7 @@ layer(makeTestApp().pipe(Layer.provideMerge(failingHooks)), { timeout: 60_000, e
           SELECT 'automation-actions', id FROM outbox WHERE tenant_id = ${t.tenantId} AND event_type = 'internal.automation.fired'
           ON CONFLICT DO NOTHING RETURNING outbox_id`)
       expect(refired).toHaveLength(9)
+      yield* wakeEverywhere(sql, ["internal.automation.fired"])
       yield* waitForAutomation(t.tenantId)
       expect(yield* snapshot(t)).toEqual(before)
       yield* assertLedgerInvariant

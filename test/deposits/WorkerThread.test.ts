@@ -50,7 +50,7 @@ describe("the service on a real Postgres and NATS (SERVICE_ROLE=all)", () => {
         await dropScratchDatabase(name)
         fs.rmSync(dataDir, { recursive: true, force: true })
       }
-      const service = await startService({ PORT: String(await freePort()), DATABASE_URL: databaseUrl(name), NATS_URL: process.env.TEST_NATS_URL ?? "127.0.0.1:4222", NATS_PREFIX: prefix, DATA_DIR: dataDir }, 120_000, entry)
+      const service = await startService({ PORT: String(await freePort()), DATABASE_URL: databaseUrl(name), NATS_URL: process.env.TEST_NATS_URL ?? "127.0.0.1:4222", NATS_PREFIX: prefix, DATA_DIR: dataDir, ...(entry === "npm-start" ? { LOG_FORMAT: "json" } : {}) }, 120_000, entry)
         .catch(async (e) => {
           await cleanUp()
           throw e
@@ -92,6 +92,21 @@ describe("the service on a real Postgres and NATS (SERVICE_ROLE=all)", () => {
         const asset = await fetch(`${service.baseUrl}${script}`)
         expect(asset.status).toBe(200)
         expect((await asset.text()).length).toBeGreaterThan(10_000)
+        if (entry === "npm-start") {
+          // LOG_FORMAT=json: every line one JSON object, from both threads and the launcher; the access log's parts
+          // are fields too.
+          const lines = service.output().split("\n").filter((l) => l.trim() !== "")
+          const parsed = lines.map((l) => {
+            try {
+              return JSON.parse(l) as { message: unknown; logLevel: string; timestamp: string; annotations: Record<string, unknown> }
+            } catch {
+              throw new Error(`not a JSON line: ${l}`)
+            }
+          })
+          expect(parsed.some((p) => String(p.message).includes("collections reconciler thread running"))).toBe(true)
+          const access = parsed.find((p) => p.annotations?.path === "/dashboard" && p.annotations?.status === 200)
+          expect(access, lines.join("\n")).toMatchObject({ logLevel: "INFO", annotations: { method: "GET", requestId: expect.any(String) } })
+        }
       } finally {
         service.child.kill("SIGTERM")
         const exit = await Promise.race([service.exited, new Promise<"hung">((r) => setTimeout(() => r("hung"), 30_000))])

@@ -50,6 +50,7 @@ export const testConfig = (overrides: Partial<AppConfig> = {}): AppConfig => ({
   tokenSigningKey: Option.some(Redacted.make(crypto.randomBytes(32).toString("base64url"))),
   dataEncryptionKey: Option.some(Redacted.make(crypto.randomBytes(32).toString("base64url"))),
   logLevel: LogLevel.Warning,
+  logFormat: "text",
   webhookAllowInsecureTargets: true,
   webhookRetryDelaysMs: [100, 200, 400],
   dbPoolSize: 8,
