@@ -13,6 +13,7 @@ export interface DeliveryRow {
   readonly tenantId: string
   readonly mode: Mode
   readonly endpointId: string
+  readonly endpointUrl: string
   readonly eventId: string
   readonly eventType: string
   readonly status: DeliveryStatus
@@ -36,6 +37,7 @@ export const toDelivery = (r: DeliveryRow): DeliveryView => ({
   tenantId: r.tenantId,
   mode: r.mode,
   endpointId: r.endpointId,
+  endpointUrl: r.endpointUrl,
   eventId: r.eventId,
   eventType: r.eventType,
   status: r.status,
@@ -60,7 +62,7 @@ export interface ListDeadLettersOptions {
   readonly take?: number
 }
 
-const COLUMNS = "d.id, d.tenant_id, d.mode, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.last_status_code, d.last_error, d.next_attempt_at, d.created_at, d.updated_at, d.delivered_at"
+const COLUMNS = "d.id, d.tenant_id, d.mode, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempts, d.last_status_code, d.last_error, d.next_attempt_at, d.created_at, d.updated_at, d.delivered_at, e.url AS endpoint_url"
 
 /** Listing and replaying webhook deliveries, for tenants (HTTP) and operators (CLI `dead-letters`). */
 export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("services/webhooks/WebhookDeliveries", {
@@ -70,7 +72,7 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("serv
     const columns = sql.literal(COLUMNS)
 
     const select = (where: ReadonlyArray<ReturnType<typeof sql.and>>, take: number | undefined, clamp = true) =>
-      sql<DeliveryRow>`SELECT ${columns} FROM webhook_deliveries d WHERE ${sql.and(where)}
+      sql<DeliveryRow>`SELECT ${columns} FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE ${sql.and(where)}
         ORDER BY d.created_at DESC, d.seq DESC LIMIT ${clamp ? clampTake(take) : take!}`.pipe(
         Effect.map((rows) => rows.map(toDelivery)),
         Effect.orDie
@@ -123,7 +125,7 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("serv
           const now = new Date(yield* Clock.currentTimeMillis)
           const rows = yield* sql<DeliveryRow>`
             UPDATE webhook_deliveries d SET status = 'Pending', round_failures = 0, next_attempt_at = ${now}, updated_at = now()
-            WHERE d.id = ${id} RETURNING ${columns}`.pipe(Effect.orDie)
+            FROM webhook_endpoints e WHERE d.id = ${id} AND e.id = d.endpoint_id RETURNING ${columns}`.pipe(Effect.orDie)
           // The dispatcher may be asleep until its next due delivery: wake it, in another process (on commit) too.
           yield* notifyOtherProcesses(sql, [DELIVERIES_DUE]).pipe(Effect.orDie)
           return toDelivery(rows[0]!)

@@ -1,6 +1,6 @@
 import { HttpApi } from "@effect/platform"
 import { Option, SchemaAST } from "effect"
-import { nearest } from "./Problem.js"
+import { nearest } from "../domain/Nearest.js"
 
 /**
  * The API's routes as a table read once from its HttpApi definition (method, path, the query parameters and body

@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { decimalKoboInJson } from "../../src/http/InputGuard.js"
-import { distance, nearest } from "../../src/http/Problem.js"
+import { distance, nearest } from "../../src/domain/Nearest.js"
 import { expectProblem, expectStatus } from "../support/ApiHelpers.js"
 import { call, makeTestApp, sharedTenant } from "../support/TestApp.js"
 

@@ -208,6 +208,8 @@ layer(makeTestApp(), { timeout: 300_000, excludeTestServices: true })("the dashb
       yield* visit(page, "#/automation", "Rules and flows", "automation")
       yield* visit(page, "#/sub-merchants", "Sub-merchants", "sub-merchants")
       yield* visit(page, "#/settlement", "Settlement", "settlement")
+      // Says what is off, not a bare "Inactive".
+      yield* waitText(page, /Auto-settle: off/)
       yield* visit(page, "#/provider", "Bank provider", "provider")
       yield* visit(page, "#/team", "Team", "team")
       yield* visit(page, "#/", "Home", "home")

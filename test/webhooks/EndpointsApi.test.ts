@@ -220,8 +220,9 @@ layer(makeWebhooksTestApp(), { timeout: 120_000, excludeTestServices: true })("w
       expect(all.body.data).toHaveLength(3)
       const first = all.body.data[0]
       expect(Object.keys(first).sort()).toEqual([
-        "attempts", "createdAt", "deliveredAt", "endpointId", "eventId", "eventType", "id", "lastError", "lastStatusCode", "nextAttemptAt", "status", "updatedAt"
+        "attempts", "createdAt", "deliveredAt", "endpointId", "endpointUrl", "eventId", "eventType", "id", "lastError", "lastStatusCode", "nextAttemptAt", "status", "updatedAt"
       ])
+      expect(first.endpointUrl).toBe("http://127.0.0.1:9/x")
       expect(first.lastError).toBe("connection refused (ECONNREFUSED)")
       expect(first.lastStatusCode).toBeNull()
       expect(typeof first.nextAttemptAt === "string" || first.status === "DeadLettered").toBe(true)

@@ -78,14 +78,14 @@ layer(makeWebhooksTestApp({ config: { webhookRetryDelaysMs: DELAYS_MS } }), { ti
       expectStatus(listed, 200)
       expect(listed.body.data).toHaveLength(1)
       expect(listed.body.data[0]).toMatchObject({
-        id: dead.id, endpointId: created.body.id, eventId: event!.id, eventType: "deposit.reconciled", status: "DeadLettered",
+        id: dead.id, endpointId: created.body.id, endpointUrl: receiver.url("/clock"), eventId: event!.id, eventType: "deposit.reconciled", status: "DeadLettered",
         attempts: 4, lastStatusCode: 500, lastError: "endpoint answered HTTP 500", nextAttemptAt: null
       })
 
       // Replay: requeued for an immediate attempt, attempts kept, and a fresh round of retries.
       const replayed = yield* call("POST", `/api/v1/webhook-endpoints/deliveries/${dead.id}/replay`, { token })
       expectStatus(replayed, 202)
-      expect(replayed.body).toMatchObject({ id: dead.id, status: "Pending", attempts: 4 })
+      expect(replayed.body).toMatchObject({ id: dead.id, endpointUrl: receiver.url("/clock"), eventId: event!.id, status: "Pending", attempts: 4 })
       expect(replayed.body.nextAttemptAt).not.toBeNull()
       // The replay wakes the dispatcher (asleep until its next due delivery, none): the attempt runs without the clock.
       yield* waitFor("the replayed attempt", row, attemptsAre(5))

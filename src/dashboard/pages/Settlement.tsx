@@ -90,7 +90,7 @@ export const SettlementPage = () => {
       <Section title="Settlement settings">
         <ErrorBox error={settings.error} />
         {settings.data && <>
-          <p>Status: <Badge text={settings.data.active ? "Active" : "Inactive"} /> {settings.data.verifiedAt ? `· account verified ${lagos(settings.data.verifiedAt)}` : "· no verified account"} · last run {lagos(settings.data.lastRunAt)}</p>
+          <p>Auto-settle: <Badge text={settings.data.active ? "on" : settings.data.autoSettle ? "on, waiting for a verified account" : "off"} /> {settings.data.verifiedAt ? `· account verified ${lagos(settings.data.verifiedAt)}` : "· no verified account"} · last run {lagos(settings.data.lastRunAt)}</p>
           <SettingsForm key={JSON.stringify(settings.data)} s0={settings.data} mayWrite={can(role, "settlementWrite")} onSaved={settings.setData} />
         </>}
         {!can(role, "settlementWrite") && <Notice>Changing settlement needs an Owner or Admin.</Notice>}
