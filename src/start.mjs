@@ -25,12 +25,13 @@ const BUNDLE = path.join(OUT_DIR, "service.mjs")
 const SOURCES = ["src", "services", "streams", "migrations"]
 const INPUT_FILES = ["package-lock.json", "tsconfig.json"]
 /** Packages kept outside the bundle (see above). */
-export const EXTERNAL = ["@electric-sql/*", "@node-rs/*", "esbuild", "msgpackr", "msgpackr-extract", "pg-native"]
+const EXTERNAL = ["@electric-sql/*", "@node-rs/*", "esbuild", "msgpackr", "msgpackr-extract", "pg-native"]
 
 const level = (process.env.LOG_LEVEL ?? "info").trim().toLowerCase()
 const quiet = ["warning", "warn", "error", "fatal", "none"].includes(level)
 const json = (process.env.LOG_FORMAT ?? "").trim().toLowerCase() === "json"
-const say = (message) => {
+/** One INFO line in the service's format (text, or JSON with LOG_FORMAT=json), unless LOG_LEVEL is above info. */
+export const say = (message) => {
   if (quiet) return
   const timestamp = new Date().toISOString()
   process.stdout.write(json ? `${JSON.stringify({ message, logLevel: "INFO", timestamp, annotations: {}, spans: {}, fiberId: "#0" })}\n` : `timestamp=${timestamp} level=INFO fiber=#0 message="${message}"\n`)
@@ -51,7 +52,7 @@ const newest = (dir) => {
 }
 
 /** Whether the bundle is missing or older than a source it was built from. */
-export const stale = () => {
+const stale = () => {
   let built
   try {
     built = fs.statSync(BUNDLE).mtimeMs
@@ -63,7 +64,7 @@ export const stale = () => {
 }
 
 /** Builds the bundle into a temporary file beside it, then renames it into place. */
-export const buildBundle = async () => {
+const buildBundle = async () => {
   const esbuild = await import("esbuild")
   fs.mkdirSync(OUT_DIR, { recursive: true })
   const tmp = path.join(OUT_DIR, `service.${process.pid}.${Date.now()}.mjs`)

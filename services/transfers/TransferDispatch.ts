@@ -134,7 +134,7 @@ export class TransferDispatch extends Effect.Service<TransferDispatch>()("servic
   })
 }) {}
 
-/** The completer fiber: finishes, paced (services/Passes.ts), the transfers a crash or a silent provider left open. */
+/** The completer fiber: finishes, paced (src/Pacing.ts), the transfers a crash or a silent provider left open. */
 export const TransferCompleterLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     const dispatch = yield* TransferDispatch

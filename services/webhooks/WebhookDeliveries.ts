@@ -5,8 +5,8 @@ import type { DeliveryStatus, WebhookDelivery } from "../../src/contract/Webhook
 import { Conflict, notFound } from "../../src/contract/Problems.js"
 import { clampTake, pageOf } from "../../src/contract/Schemas.js"
 import { cursorId, limitOf, type PageRequest } from "../Paging.js"
-import { notifyOtherProcesses } from "../outbox/CrossProcessWakeups.js"
-import { DELIVERIES_DUE, OutboxWakeups } from "../outbox/Wakeups.js"
+import { wakeEverywhere } from "../outbox/CrossProcessWakeups.js"
+import { DELIVERIES_DUE } from "../outbox/Wakeups.js"
 
 export interface DeliveryRow {
   readonly id: string
@@ -68,7 +68,6 @@ const COLUMNS = "d.id, d.tenant_id, d.mode, d.endpoint_id, d.event_id, d.event_t
 export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("services/webhooks/WebhookDeliveries", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const wakeups = yield* OutboxWakeups
     const columns = sql.literal(COLUMNS)
 
     const select = (where: ReadonlyArray<ReturnType<typeof sql.and>>, take: number | undefined, clamp = true) =>
@@ -126,12 +125,11 @@ export class WebhookDeliveries extends Effect.Service<WebhookDeliveries>()("serv
           const rows = yield* sql<DeliveryRow>`
             UPDATE webhook_deliveries d SET status = 'Pending', round_failures = 0, next_attempt_at = ${now}, updated_at = now()
             FROM webhook_endpoints e WHERE d.id = ${id} AND e.id = d.endpoint_id RETURNING ${columns}`.pipe(Effect.orDie)
-          // The dispatcher may be asleep until its next due delivery: wake it, in another process (on commit) too.
-          yield* notifyOtherProcesses(sql, [DELIVERIES_DUE]).pipe(Effect.orDie)
           return toDelivery(rows[0]!)
         })
       ).pipe(
-        Effect.tap(() => Effect.sync(() => wakeups.nudge([DELIVERIES_DUE]))),
+        // The dispatcher may be asleep until its next due delivery: wake it, here and in the workers.
+        Effect.tap(() => wakeEverywhere(sql, [DELIVERIES_DUE])),
         Effect.catchTag("SqlError", Effect.die)
       )
 

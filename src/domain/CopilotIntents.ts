@@ -13,6 +13,7 @@
  * ("this week", "this month") runs to its end, "last N days" and "since ..." end with today.
  */
 import { isMonth, parsePeriod, type Period } from "./CopilotPeriods.js"
+import { editDistance } from "./Nearest.js"
 
 export { lagosDay, lagosDayStartMs, parsePeriod, type Period } from "./CopilotPeriods.js"
 
@@ -101,20 +102,6 @@ const NUMBER_WORDS: Record<string, string> = {
   twelve: "12", fifteen: "15", twenty: "20", thirty: "30", forty: "40", fifty: "50", sixty: "60", ninety: "90"
 }
 
-
-/** Optimal string alignment distance: insertions, deletions, substitutions, and a swap of neighbours as one edit. */
-const editDistance = (a: string, b: string): number => {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : i)))
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1)
-      d[i]![j] = v
-    }
-  }
-  return d[a.length]![b.length]!
-}
 
 /** A lower-case word as the parser reads it: a fixed fix, a number word as digits, else the nearest vocabulary word. */
 const correct = (word: string): string => {

@@ -37,18 +37,12 @@ interface Issue { readonly _tag?: string; readonly path?: ReadonlyArray<unknown>
 const issuePath = (i: Issue) => (i.path ?? []).map(String).join(".") || "body"
 
 /**
- * The fields an endpoint's JSON body takes, for "did you mean" (src/http/Routes.ts reads them from the API
- * definition; Server.ts passes them in, as this module may not import the API).
- */
-export type BodyFieldsOf = (method: string, url: string) => ReadonlyArray<string>
-
-/**
  * What the route table tells the problem rewrite (src/http/Routes.ts; Server.ts passes it in, as this module may not
  * import the API): each endpoint's body fields, for "did you mean"; the methods a path answers, to turn the router's
  * 404 for a known path into a 405 with `Allow`.
  */
 export interface RouteHints {
-  readonly bodyFields: BodyFieldsOf
+  readonly bodyFields: (method: string, url: string) => ReadonlyArray<string>
   readonly allowedMethods: (url: string) => ReadonlyArray<string>
 }
 const NO_HINTS: RouteHints = { bodyFields: () => [], allowedMethods: () => [] }
@@ -102,11 +96,11 @@ const plainMessage = (i: Issue) => {
   return `is not valid (${actual} was given)`
 }
 
-const fromBody = (status: number, body: Record<string, unknown> | undefined, req: HttpServerRequest.HttpServerRequest, fields: BodyFieldsOf) => {
+const fromBody = (status: number, body: Record<string, unknown> | undefined, req: HttpServerRequest.HttpServerRequest, hints: RouteHints) => {
   const fallback = DEFAULT_CODES[status] ?? [`http_${status}`, TITLES[status] ?? "Error"]
   if (body?._tag === "HttpApiDecodeError" && Array.isArray(body.issues)) {
     // An optional field's union reports "Expected undefined" beside the real complaint; keep the first issue per path.
-    const unknown = unknownFields(body.issues as Array<Issue>, fields(req.method, req.url))
+    const unknown = unknownFields(body.issues as Array<Issue>, hints.bodyFields(req.method, req.url))
     if (unknown) return unknown
     const seen = new Set<string>()
     const errors = (body.issues as Array<Issue>)
@@ -128,9 +122,7 @@ const fromBody = (status: number, body: Record<string, unknown> | undefined, req
 }
 
 /** The code, message and details the problem document of an error response (4xx, 5xx) carries. */
-const NO_FIELDS: BodyFieldsOf = () => []
-
-const problemOf = (req: HttpServerRequest.HttpServerRequest, res: HttpServerResponse.HttpServerResponse, fields: BodyFieldsOf = NO_FIELDS) => {
+const problemOf = (req: HttpServerRequest.HttpServerRequest, res: HttpServerResponse.HttpServerResponse, hints: RouteHints = NO_HINTS) => {
   let body: Record<string, unknown> | undefined
   if (res.body._tag === "Uint8Array") {
     try {
@@ -139,7 +131,7 @@ const problemOf = (req: HttpServerRequest.HttpServerRequest, res: HttpServerResp
       body = undefined
     }
   }
-  return fromBody(res.status, body, req, fields)
+  return fromBody(res.status, body, req, hints)
 }
 
 /**
@@ -156,16 +148,11 @@ const rewriteToProblemWith = (hints: RouteHints): HttpApp.PreResponseHandler => 
   if (res.status === 404 && res.body._tag === "Empty") {
     const allow = hints.allowedMethods(req.url)
     if (allow.length > 0 && !allow.includes(req.method)) {
-      const path = req.url.split("?")[0]
-      return Effect.succeed(HttpServerResponse.unsafeJson(
-        problemDocument(405, { code: "method_not_allowed", message: `${req.method} is not allowed on ${path}; it answers ${allow.join(", ")}.` }, req.url),
-        { status: 405, contentType: PROBLEM_JSON, headers: { ...res.headers, allow: allow.join(", ") } }
-      ))
+      const message = `${req.method} is not allowed on ${req.url.split("?")[0]}; it answers ${allow.join(", ")}.`
+      return Effect.succeed(problemResponse(req, 405, { code: "method_not_allowed", message }, { ...res.headers, allow: allow.join(", ") }))
     }
   }
-  return Effect.succeed(
-    HttpServerResponse.unsafeJson(problemDocument(res.status, problemOf(req, res, hints.bodyFields), req.url), { status: res.status, contentType: PROBLEM_JSON, headers: res.headers })
-  )
+  return Effect.succeed(problemResponse(req, res.status, problemOf(req, res, hints), res.headers))
 }
 const rewriteToProblem = rewriteToProblemWith(NO_HINTS)
 
@@ -196,9 +183,7 @@ export const problemDocument = (
   instance: url.split("?")[0]
 })
 
-/**
- * A problem+json answer made outside the app (a middleware's refusal), where the pre-response rewrite does not run.
- */
+/** A problem+json answer: the rewrite's, and a middleware's own refusal (made outside the app, where the rewrite does not run). */
 export const problemResponse = (
   req: HttpServerRequest.HttpServerRequest,
   status: number,
@@ -220,7 +205,7 @@ export const INTERNAL_ERROR = { code: "internal_error", message: DEFAULT_CODES[5
 const tooLarge = HttpServerResponse.unsafeJson(TOO_LARGE, { status: 413 })
 
 /** The provider receiver reads its raw body whatever its content type, exactly as its fast path does. */
-const RECEIVER_ROUTE = /^\/(?:api\/v1\/)?webhooks\/[^/?#]+(?:\?.*)?$/
+export const RECEIVER_ROUTE = /^\/(?:api\/v1\/)?webhooks\/[^/?#]+(?:\?.*)?$/
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"])
 
 /**
@@ -264,7 +249,7 @@ export const problemDetailsWith = (hints: RouteHints) => HttpMiddleware.make((ap
   )
 )
 
-/** problemDetailsWith, without "did you mean" for body fields. */
+/** problemDetailsWith, without the route table's hints. */
 export const problemDetails = problemDetailsWith(NO_HINTS)
 
 type Spec = Record<string, any>

@@ -1,6 +1,7 @@
 import { HttpApi } from "@effect/platform"
 import { Option, SchemaAST } from "effect"
 import { nearest } from "../domain/Nearest.js"
+import { RECEIVER_ROUTE } from "./Problem.js"
 
 /**
  * The API's routes as a table read once from its HttpApi definition (method, path, the query parameters and body
@@ -60,7 +61,7 @@ const read = (api: HttpApi.HttpApi.Any): ReadonlyArray<Route> => {
 }
 
 /** The path of a request URL, without its query. */
-export const pathOf = (url: string) => url.split("?")[0]!.split("#")[0]!
+const pathOf = (url: string) => url.split("?")[0]!.split("#")[0]!
 
 /** The methods the API serves on this path (empty for a path it does not know). */
 export const allowedMethods = (table: RouteTable, url: string): ReadonlyArray<string> => {
@@ -92,15 +93,13 @@ const queryNames = (url: string): ReadonlyArray<string> => {
   }))]
 }
 
-/** The provider receiver (and the fast path's twin) reads what providers send: its query is not ours to police. */
-const RECEIVER = /^\/(?:api\/v1\/)?webhooks\//
-
 /**
  * 400 `unknown_parameter` when the endpoint for this method and path does not take one of the query's parameters;
- * undefined when it takes them all, or the path is not an endpoint (the router answers that).
+ * undefined when it takes them all, or the path is not an endpoint (the router answers that). Only under /api/ and not
+ * on the provider receiver: the payer's page, probes and providers' callbacks take what links and senders add.
  */
 export const unknownParameters = (table: RouteTable, method: string, url: string) => {
-  if (!url.includes("?") || RECEIVER.test(pathOf(url))) return undefined
+  if (!url.includes("?") || !url.startsWith("/api/") || RECEIVER_ROUTE.test(url)) return undefined
   const route = routeFor(table, method, url)
   if (route === undefined) return undefined
   const unknown = queryNames(url).filter((n) => !route.queryParams.includes(n))

@@ -19,7 +19,7 @@ import { WebhookEndpointsHandlers } from "./handlers/WebhooksHandlers.js"
 import { DashboardRoutes } from "./DashboardPage.js"
 import { databaseUnavailable } from "./DatabaseUnavailable.js"
 import { problemCodeOf, problemDetailsWith, problemResponse } from "./Problem.js"
-import { allowedMethods, pathOf, routeFor, routeTable, type RouteTable, unknownParameters } from "./Routes.js"
+import { allowedMethods, routeFor, routeTable, type RouteTable, unknownParameters } from "./Routes.js"
 import { AuthenticationLive } from "./Security.js"
 
 /** A caller's own `x-request-id` is kept when it is a plain token; anything else gets a fresh id. */
@@ -82,16 +82,14 @@ export const accessLog = HttpMiddleware.make((app) =>
 
 /**
  * A convention the router cannot give (DESIGN.md, "API conventions, second round"), from the API's route table: a
- * query parameter the endpoint does not take is a 400 `unknown_parameter` naming those it does (only under /api/: the
- * payer's page, probes and the provider receiver take what links and senders add). (The 405 with `Allow` is made
+ * query parameter the endpoint does not take is a 400 `unknown_parameter` (Routes.ts). (The 405 with `Allow` is made
  * where the router's 404 is seen: problemDetailsWith.)
  */
 export const routeConventions = (table: RouteTable) =>
   HttpMiddleware.make((app) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (req) => {
-      const unknown = pathOf(req.url).startsWith("/api/") ? unknownParameters(table, req.method, req.url) : undefined
-      if (unknown) return Effect.succeed(problemResponse(req, 400, unknown))
-      return app
+      const unknown = unknownParameters(table, req.method, req.url)
+      return unknown ? Effect.succeed(problemResponse(req, 400, unknown)) : app
     })
   )
 

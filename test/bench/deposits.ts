@@ -43,7 +43,7 @@ import { jetstreamManager } from "@nats-io/jetstream"
 import { deleteTopology } from "../../streams/JetStream.js"
 import { Nats, NatsLive } from "../../streams/Nats.js"
 import { RECONCILER_DURABLE, streamNames } from "../../streams/Topology.js"
-import { buildServiceBundle, childEnv, freePort, http, REPO_ROOT, SERVICE_NODE_FLAGS, serviceArgs, type ServiceEntry, tempDir } from "../support/Processes.js"
+import { buildServiceBundle, childEnv, freePort, http, parseServiceEntry, REPO_ROOT, SERVICE_NODE_FLAGS, serviceArgs, type ServiceEntry, tempDir } from "../support/Processes.js"
 import { ADMIN_URL, createScratchDatabase, databaseUrl, dropScratchDatabase, withAdmin, withClient } from "../support/TestDatabase.js"
 import type { SenderPlan, SenderResults } from "./sender.js"
 import { customer } from "./customers.js"
@@ -96,12 +96,6 @@ const automationOf = (raw: string | undefined): Options["automation"] => {
   throw new Error(`--automation ${raw}: light, heavy or none`)
 }
 
-/** `--entry npm-start` (default: the bundle `npm start` runs) or `--entry sources` (tsx on src/main.ts, as tests run it). */
-const entryOf = (v: string | undefined): ServiceEntry => {
-  if (v === undefined || v === "npm-start" || v === "sources") return v ?? "npm-start"
-  throw new Error(`--entry must be npm-start or sources, not ${v}`)
-}
-
 const parseArgs = (argv: ReadonlyArray<string>): Options => {
   const { values, flags, num, env } = parseBenchArgs(argv, {
     values: ["automation", "billing-share", "deposits", "accounts", "concurrency", "duplicates", "pgbench-seconds", "drain-seconds", "setup-concurrency", "cpu-prof-dir", "service-env", "node-flag", "processes", "kill-worker-after", "entry"],
@@ -127,7 +121,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     killWorkerAfter: values.has("kill-worker-after") ? num("kill-worker-after", 5, (n) => n > 0 && n <= 600) : undefined,
     automation: automationOf(values.get("automation")?.at(-1)),
     billingShare: num("billing-share", 0.1, (n) => n >= 0 && n <= 1),
-    entry: entryOf(values.get("entry")?.at(-1))
+    entry: parseServiceEntry(values.get("entry")?.at(-1))
   }
 }
 

@@ -26,7 +26,7 @@ import * as fs from "node:fs"
 import { Effect } from "effect"
 import { deleteTopology } from "../../streams/JetStream.js"
 import { NatsLive } from "../../streams/Nats.js"
-import { buildServiceBundle, childEnv, freePort, REPO_ROOT, SERVICE_NODE_FLAGS, serviceArgs, type ServiceEntry, tempDir } from "../support/Processes.js"
+import { buildServiceBundle, childEnv, freePort, parseServiceEntry, REPO_ROOT, SERVICE_NODE_FLAGS, serviceArgs, tempDir } from "../support/Processes.js"
 import { createScratchDatabase, databaseUrl, dropScratchDatabase } from "../support/TestDatabase.js"
 import { parseBenchArgs } from "./args.js"
 import { processCpu, running, stop } from "./shared.js"
@@ -35,9 +35,7 @@ const args = parseBenchArgs(process.argv.slice(2), { values: ["seconds", "settle
 const seconds = args.num("seconds", 60, (n) => n >= 1 && n <= 3600)
 const settle = args.num("settle", 5, (n) => n >= 0 && n <= 600)
 const external = args.flags.has("external")
-const entryValue = args.values.get("entry")?.at(-1) ?? "npm-start"
-if (entryValue !== "npm-start" && entryValue !== "sources") throw new Error(`--entry must be npm-start or sources, not ${entryValue}`)
-const entry: ServiceEntry = entryValue
+const entry = parseServiceEntry(args.values.get("entry")?.at(-1))
 const NATS_URL = process.env.TEST_NATS_URL ?? "127.0.0.1:4222"
 const log = (s: string) => process.stderr.write(`idle: ${s}\n`)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))

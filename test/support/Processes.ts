@@ -90,6 +90,11 @@ export const SERVICE_NODE_FLAGS = ["--max-semi-space-size=64"] as const
  * as `npm start` runs it (src/start.mjs: the bundle under node_modules/.cache, built first when a source is newer).
  */
 export type ServiceEntry = "sources" | "npm-start"
+/** A bench's `--entry` value: npm-start (the default) or sources. */
+export const parseServiceEntry = (v: string | undefined): ServiceEntry => {
+  if (v === undefined || v === "npm-start" || v === "sources") return v ?? "npm-start"
+  throw new Error(`--entry must be npm-start or sources, not ${v}`)
+}
 export const serviceArgs = (entry: ServiceEntry): ReadonlyArray<string> =>
   entry === "sources" ? ["--import", "tsx", path.join(REPO_ROOT, "src", "main.ts")] : [path.join(REPO_ROOT, "src", "start.mjs")]
 
