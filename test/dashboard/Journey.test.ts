@@ -45,7 +45,8 @@ const simulate = (page: Page, amount: string, sender: string) =>
     yield* fill(page, "senderName", sender)
     yield* click(page, "Send test deposit")
     yield* waitText(page, /Bank sent .*: processed\./)
-    yield* pw("the new transaction row", () => txLinks(page).nth(before).waitFor({ timeout: 15_000 }))
+    // The page looks again for up to 30 s after the bank answered (a loaded CI machine took more than 6 s).
+    yield* pw("the new transaction row", () => txLinks(page).nth(before).waitFor({ timeout: 35_000 }))
   })
 
 layer(makeTestApp(), { timeout: 300_000, excludeTestServices: true })("the dashboard in chromium", (it) => {

@@ -117,8 +117,13 @@ const SimulateDeposit = ({ account, onDone }: { account: VirtualAccount; onDone:
         const before = await onDone()
         const r = await request<{ reference: string; result: string }>("POST", "/api/v1/sandbox/simulate/deposit", { body, token: await requireSandboxToken() })
         setResult(`Bank sent ${r.reference}: ${r.result}.`)
-        // Reconciliation runs after the receiver has it: look again until the transaction shows (bounded).
-        for (let i = 0; i < 20 && (await onDone()) === before; i++) await sleep(300)
+        // Reconciliation runs after the receiver has it: look again until the transaction shows, every 300 ms at first
+        // and then less often, for at most about 30 s (a busy machine can take seconds).
+        for (let i = 0, waited = 0; waited < 30_000 && (await onDone()) === before; i++) {
+          const pause = Math.min(2_000, 300 * 2 ** Math.floor(i / 5))
+          await sleep(pause)
+          waited += pause
+        }
         setAmount("")
       })}>
         <div class="grid2">
