@@ -42,10 +42,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 /** A fake with one test and one live integration, both pointing at a fresh receiver; everything closed afterwards. */
 const withFake = async (
   body: (ctx: { fake: PaystackFake; rx: Receiver; api: (path: string, init?: { method?: string; body?: unknown; key?: string | null; form?: boolean }) => Promise<{ status: number; json: any }> }) => Promise<void>,
-  opts: { answer?: (n: number) => number; dvaCap?: number; balanceKobo?: number } = {}
+  opts: { answer?: (n: number) => number; dvaCap?: number; balanceKobo?: number; transferReportDelayMs?: number } = {}
 ) => {
   const rx = await startReceiver(opts.answer)
-  const fake = await startPaystackFake({ webhookRetryDelaysMs: [30, 30, 30, 30], transferReportDelayMs: 20, ...(opts.dvaCap === undefined ? {} : { dvaCap: opts.dvaCap }) })
+  const fake = await startPaystackFake({ webhookRetryDelaysMs: [30, 30, 30, 30], transferReportDelayMs: opts.transferReportDelayMs ?? 20, ...(opts.dvaCap === undefined ? {} : { dvaCap: opts.dvaCap }) })
   fake.addIntegration({ secretKey: TEST_KEY, webhookUrl: rx.url, businessName: "Karokart", ...(opts.balanceKobo === undefined ? {} : { balanceKobo: opts.balanceKobo }) })
   fake.addIntegration({ secretKey: LIVE_KEY, webhookUrl: rx.url, businessName: "Karokart" })
   const api = async (path: string, init: { method?: string; body?: unknown; key?: string | null; form?: boolean } = {}) => {
@@ -310,7 +310,7 @@ describe("PaystackFake: transfers (A6)", () => {
       const r = await api("/transfer", { body: { source: "balance", amount: 2000, recipient: revRcp, reference: "payout-will-reverse-01" } })
       expect(r.json.data.status).toBe("pending")
       expect(await balanceOf(fake)).toBe(before - 3000)
-      await waitForPromise("the receiver to get 3 webhooks", () => rx.received.length, { until: (n) => n === 3, timeoutMs: 3_000, intervalMs: 10 })
+      await waitForPromise("the receiver to get 3 webhooks", () => rx.received.length, { until: (n) => n === 3, timeoutMs: 10_000, intervalMs: 10 })
       for (const x of rx.received) expect(x.signature).toBe(hmac(TEST_KEY, x.body))
       const events = rx.events().map((e) => `${e.event} ${e.data["reference"]}`)
       expect(events).toEqual(expect.arrayContaining(["transfer.failed payout-will-fail-0001", "transfer.success payout-will-reverse-01", "transfer.reversed payout-will-reverse-01"]))
@@ -325,7 +325,9 @@ describe("PaystackFake: transfers (A6)", () => {
       expect(await balanceOf(fake)).toBe(before)
       expect((await api("/transfer/verify/payout-will-reverse-01")).json.data.status).toBe("reversed")
       expect((await api("/transfer/verify/payout-will-fail-0001")).json.data.status).toBe("failed")
-    }))
+      // The reports come 500 ms after each transfer, so both debits are seen before the failure gives one back (at 20 ms
+      // a loaded machine saw the failed transfer's refund land between the two requests).
+    }, { transferReportDelayMs: 500 }))
 
   it("with OTP on, answers otp and never reports", () =>
     withFake(async ({ fake, rx, api }) => {
