@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import type { CreateVirtualAccount } from "../../src/contract/Accounts.js"
 import { newId } from "../../src/domain/Ids.js"
 import type { Mode } from "../../src/domain/Mode.js"
+import { textArray } from "../../src/db/PgArray.js"
 import type { ProvisionedAccount } from "../providers/BankProvider.js"
 import type { VirtualAccountRow } from "./VirtualAccounts.js"
 
@@ -40,7 +41,7 @@ export const makeVirtualAccountStore = Effect.gen(function* () {
     )
 
   /** The customer of a new account: one per e-mail in the tenant and mode (its name and phone updated), else a new one. */
-  const upsertCustomer = (tenantId: string, mode: Mode, input: CreateVirtualAccount) =>
+  const upsertCustomer = (tenantId: string, mode: Mode, input: Pick<CreateVirtualAccount, "name" | "email" | "phone">) =>
     Effect.gen(function* () {
       const row = { id: newId("cus"), tenantId, mode, name: input.name, email: input.email ?? null, phone: input.phone ?? null }
       const rows = input.email
@@ -113,6 +114,20 @@ export const makeVirtualAccountStore = Effect.gen(function* () {
 
   const deleteAccount = (accountId: string) => sql`DELETE FROM virtual_accounts WHERE id = ${accountId}`
 
+  /** A customer's details in place (its e-mail only in case: the caller moves an account to another e-mail's customer). */
+  const updateCustomer = (customerId: string, c: { readonly name: string; readonly email: string | null; readonly phone: string | null }) =>
+    sql`UPDATE customers SET name = ${c.name}, email = ${c.email}, phone = ${c.phone} WHERE id = ${customerId}`
+
+  /** An account's terms and customer (never its NUBAN). */
+  const updateTerms = (id: string, t: { readonly expectedAmountKobo: number | null; readonly expiryDateUtc: Date | null; readonly customerId: string }) =>
+    sql`UPDATE virtual_accounts SET expected_amount_kobo = ${t.expectedAmountKobo}, expiry_date_utc = ${t.expiryDateUtc}, customer_id = ${t.customerId}
+        WHERE id = ${id}`
+
+  /** The accountRefs of accounts by internal id, within a tenant and mode. */
+  const refsOf = (tenantId: string, mode: Mode, ids: ReadonlyArray<string>) =>
+    sql<{ id: string; accountRef: string }>`SELECT id, account_ref FROM virtual_accounts
+        WHERE tenant_id = ${tenantId} AND mode = ${mode} AND id = ANY(${textArray(ids)}::text[])`.pipe(Effect.orDie)
+
   /** Deletes the customer once no account of its is left. */
   const deleteCustomerIfUnused = (customerId: string) =>
     sql`DELETE FROM customers c WHERE c.id = ${customerId}
@@ -120,6 +135,6 @@ export const makeVirtualAccountStore = Effect.gen(function* () {
 
   return {
     findByRef, retakeProvisioning, releaseProvisioning, subMerchantExists, upsertCustomer, insertProvisioning, earlierWithEmail,
-    activate, activeIdOf, listActive, unlinkTransactions, deleteAccount, deleteCustomerIfUnused
+    activate, activeIdOf, listActive, unlinkTransactions, deleteAccount, deleteCustomerIfUnused, updateCustomer, updateTerms, refsOf
   } as const
 })

@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { Data, Effect } from "effect"
 import * as crypto from "node:crypto"
-import type { Mode } from "../../src/domain/Mode.js"
+import type { Mode, Scope } from "../../src/domain/Mode.js"
 import { newId } from "../../src/domain/Ids.js"
 import { deficitKobo, overpaymentKobo, paymentStateOf } from "../../src/domain/Reconciliation.js"
-import type { CreateVirtualAccount, VirtualAccount } from "../../src/contract/Accounts.js"
+import type { CreateVirtualAccount, UpdateVirtualAccount, VirtualAccount } from "../../src/contract/Accounts.js"
 import { BadGateway, BadRequest, Conflict, notFound } from "../../src/contract/Problems.js"
 import { pageOf } from "../../src/contract/Schemas.js"
 import { cursorId, limitOf, type PageRequest } from "../Paging.js"
@@ -71,6 +71,20 @@ const fingerprintOf = (input: CreateVirtualAccount) =>
       input.expiryDateUtc ? new Date(input.expiryDateUtc).toISOString() : null, input.subMerchantRef ?? null
     ]))
     .digest("hex")
+
+/** The account's details and terms after a PATCH, and which of them it changed. */
+const patched = (row: VirtualAccountRow, patch: UpdateVirtualAccount) => {
+  const next = {
+    name: patch.name ?? row.name,
+    email: patch.email === undefined ? row.email : patch.email,
+    phone: patch.phone === undefined ? row.phone : patch.phone,
+    expectedAmountKobo: patch.expectedAmountKobo ?? row.expectedAmountKobo,
+    expiryDateUtc: patch.expiryDateUtc === undefined ? row.expiryDateUtc : patch.expiryDateUtc === null ? null : new Date(patch.expiryDateUtc)
+  }
+  const changed = (Object.keys(next) as Array<keyof typeof next>).filter((k) =>
+    k === "expiryDateUtc" ? next.expiryDateUtc?.getTime() !== row.expiryDateUtc?.getTime() : next[k] !== row[k])
+  return { next, changed }
+}
 
 class LostInsertRace extends Data.TaggedError("LostInsertRace") {}
 
@@ -198,6 +212,51 @@ export class VirtualAccounts extends Effect.Service<VirtualAccounts>()("services
       ).pipe(Effect.catchTag("SqlError", Effect.die))
     })
 
-    return { create, get, list, remove } as const
+    /**
+     * Changes an account's customer details and terms in one transaction, its row locked as the deposit path locks it;
+     * the NUBAN never changes. Name, e-mail and phone are its customer's (one per e-mail in the tenant and mode, as on
+     * creation): a new e-mail moves the account to that e-mail's customer (made when there is none). A change stages
+     * `virtual_account.updated` (the checkout stream hears it on the account's subject) and tells the insights.
+     */
+    const update = Effect.fn("VirtualAccounts.update")(function* (tenantId: string, mode: Mode, accountRef: string, patch: UpdateVirtualAccount) {
+      if (Object.keys(patch).length === 0) {
+        return yield* new BadRequest({
+          code: "validation_failed",
+          message: "Send at least one field to change: name, email, phone, expectedAmountKobo or expiryDateUtc.",
+          errors: [{ path: "", message: "at least one of name, email, phone, expectedAmountKobo, expiryDateUtc is required" }]
+        })
+      }
+      return yield* sql.withTransaction(Effect.gen(function* () {
+        const row = yield* findByRef(tenantId, mode, accountRef, true)
+        if (!row || row.status !== "Active") return yield* notFound("virtual account", accountRef)
+        const { next, changed } = patched(row, patch)
+        if (changed.length === 0) return toVirtualAccount(row)
+        const sameCustomer = (next.email ?? "").toLowerCase() === (row.email ?? "").toLowerCase()
+        const customerId = sameCustomer
+          ? yield* Effect.as(store.updateCustomer(row.customerId, next), row.customerId)
+          : yield* store.upsertCustomer(tenantId, mode, { name: next.name, email: next.email ?? undefined, phone: next.phone ?? undefined })
+        yield* store.updateTerms(row.id, { expectedAmountKobo: next.expectedAmountKobo, expiryDateUtc: next.expiryDateUtc, customerId })
+        if (customerId !== row.customerId) yield* store.deleteCustomerIfUnused(row.customerId)
+        const account = toVirtualAccount((yield* findByRef(tenantId, mode, accountRef))!)
+        yield* outbox.stage([{ tenantId, mode, type: "virtual_account.updated", subjectKey: accountRef, data: { account, changed } }])
+        yield* insightsChanged(tenantId, mode, row.id, accountRef)
+        return account
+      })).pipe(Effect.catchTag("SqlError", Effect.die))
+    })
+
+    /** An active account's internal id (what its ledger accounts are keyed by) and NUBAN; 404 when there is none. */
+    const resolve = Effect.fn("VirtualAccounts.resolve")(function* (scope: Scope, accountRef: string) {
+      const row = yield* findByRef(scope.tenantId, scope.mode, accountRef).pipe(Effect.orDie)
+      if (!row || row.status !== "Active") return yield* notFound("virtual account", accountRef)
+      return { id: row.id, accountRef: row.accountRef, nuban: row.nuban ?? "" }
+    })
+
+    /** The accountRefs of accounts by internal id (ids of other tenants or modes are left out). */
+    const refsOf = (scope: Scope, ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.succeed(new Map<string, string>())
+        : Effect.map(store.refsOf(scope.tenantId, scope.mode, ids), (rows) => new Map(rows.map((r) => [r.id, r.accountRef])))
+
+    return { create, get, list, remove, update, resolve, refsOf } as const
   })
 }) {}

@@ -25,18 +25,33 @@ export const VirtualAccount = Schema.Struct({
 }).annotations({ identifier: "VirtualAccount" })
 export type VirtualAccount = typeof VirtualAccount.Type
 
+const Email = Schema.Trim.pipe(Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "email must be an e-mail address" }), Schema.maxLength(254))
+const Phone = Schema.String.pipe(Schema.pattern(/^\+?[0-9 ()-]{7,20}$/, { message: () => "phone must be a phone number such as +2348031234567" }))
+
 export const CreateVirtualAccount = Body({
   accountRef: Reference("accountRef", 64),
   name: NonEmpty("name", 120),
-  email: Schema.optional(
-    Schema.Trim.pipe(Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "email must be an e-mail address" }), Schema.maxLength(254))
-  ),
-  phone: Schema.optional(Schema.String.pipe(Schema.pattern(/^\+?[0-9 ()-]{7,20}$/, { message: () => "phone must be a phone number such as +2348031234567" }))),
+  email: Schema.optional(Email),
+  phone: Schema.optional(Phone),
   expectedAmountKobo: Schema.optional(PositiveKobo),
   expiryDateUtc: Schema.optional(DateTimeString),
   subMerchantRef: Schema.optional(Reference("subMerchantRef", 64))
 }).annotations({ identifier: "CreateVirtualAccount" })
 export type CreateVirtualAccount = typeof CreateVirtualAccount.Type
+
+/**
+ * PATCH /virtual-accounts/{accountRef}: every field optional, at least one (an empty body is a 400). `email`, `phone`
+ * and `expiryDateUtc` may be null to clear them; `expectedAmountKobo` is a new amount due (an open account gets one).
+ * The NUBAN, the accountRef and the sub-merchant never change here.
+ */
+export const UpdateVirtualAccount = Body({
+  name: Schema.optional(NonEmpty("name", 120)),
+  email: Schema.optional(Schema.NullOr(Email)),
+  phone: Schema.optional(Schema.NullOr(Phone)),
+  expectedAmountKobo: Schema.optional(PositiveKobo),
+  expiryDateUtc: Schema.optional(Schema.NullOr(DateTimeString))
+}).annotations({ identifier: "UpdateVirtualAccount" })
+export type UpdateVirtualAccount = typeof UpdateVirtualAccount.Type
 
 /** The problem codes virtual accounts answer, each with its one HTTP status (src/contract/Problems.ts gathers every capability's). */
 export const ACCOUNTS_PROBLEMS = {

@@ -30,6 +30,7 @@ export const FlowNotifyData = Schema.Struct({ flowId: Schema.String, trigger: Sc
 export const TransferData = Schema.Struct({ transfer: Transfer })
 export const RefundSentData = Schema.Struct({ depositReference: Schema.NullOr(Schema.String), accountRef: Schema.NullOr(Schema.String), transfer: Transfer })
 export const SettlementData = Schema.Struct({ settlement: Settlement })
+export const VirtualAccountUpdatedData = Schema.Struct({ account: VirtualAccount, changed: Schema.Array(Schema.String) })
 export const BillingPeriodData = Schema.Struct({ scheduleId: Schema.String, reference: Schema.String, accountRef: Schema.String, period: Period })
 
 /** The actor's unit of work: one fired rule or flow (services/automation). */
@@ -58,6 +59,7 @@ export const EVENT_DATA = {
   "billing.period.due": BillingPeriodData,
   "billing.period.paid": BillingPeriodData,
   "billing.period.overdue": BillingPeriodData,
+  "virtual_account.updated": VirtualAccountUpdatedData,
   "internal.automation.fired": AutomationFiredData,
   "internal.insights.account": InsightsAccountData,
   "internal.insights.schedule": InsightsScheduleData

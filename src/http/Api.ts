@@ -8,6 +8,7 @@ import { CopilotApi } from "./groups/CopilotApi.js"
 import { ReceiverApi, TransactionsApi } from "./groups/DepositsApi.js"
 import { HealthApi } from "./groups/HealthApi.js"
 import { InsightsApi } from "./groups/InsightsApi.js"
+import { LedgerApi } from "./groups/LedgerApi.js"
 import { SandboxApi } from "./groups/ProvidersApi.js"
 import { SettingsApi, SettlementsApi, SubMerchantsApi } from "./groups/SettlementApi.js"
 import { TransfersApi } from "./groups/TransfersApi.js"
@@ -23,6 +24,7 @@ export class Api extends HttpApi.make("collections")
   .add(DashboardApi)
   .add(VirtualAccountsApi)
   .add(TransactionsApi)
+  .add(LedgerApi)
   .add(TransfersApi)
   .add(RulesApi)
   .add(FlowsApi)

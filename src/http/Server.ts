@@ -12,6 +12,7 @@ import { CopilotHandlers } from "./handlers/CopilotHandlers.js"
 import { ReceiverHandlers, TransactionsHandlers } from "./handlers/DepositsHandlers.js"
 import { HealthHandlers } from "./handlers/HealthHandlers.js"
 import { InsightsHandlers } from "./handlers/InsightsHandlers.js"
+import { LedgerHandlers } from "./handlers/LedgerHandlers.js"
 import { SandboxHandlers } from "./handlers/ProvidersHandlers.js"
 import { SettingsHandlers, SettlementsHandlers, SubMerchantsHandlers } from "./handlers/SettlementHandlers.js"
 import { TransfersHandlers } from "./handlers/TransfersHandlers.js"
@@ -117,7 +118,7 @@ const HandlersLive = Layer.mergeAll(
   AuthHandlers, DashboardPublicHandlers, DashboardHandlers, VirtualAccountHandlers, TransactionsHandlers, SandboxHandlers,
   ReceiverHandlers, WebhookEndpointsHandlers, TransfersHandlers, RulesHandlers, FlowsHandlers, SubMerchantsHandlers,
   CheckoutHandlers, CheckoutPublicHandlers, InsightsHandlers, BillingHandlers, SettingsHandlers, SettlementsHandlers, CopilotHandlers,
-  HealthHandlers
+  HealthHandlers, LedgerHandlers
 )
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide(AuthenticationLive))

@@ -85,7 +85,7 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000 })("API conventions, se
       expect(r.body.message).toBe("PUT is not allowed on /api/v1/virtual-accounts; it answers GET, POST.")
       const one = yield* call("POST", `${VA}/some-ref`, { token, json: {} })
       expectProblem(one, 405, "method_not_allowed")
-      expect(one.headers["allow"]).toBe("DELETE, GET")
+      expect(one.headers["allow"]).toBe("DELETE, GET, PATCH")
       expectProblem(yield* call("DELETE", "/api/v1/balance"), 405, "method_not_allowed")
       expectProblem(yield* call("GET", "/api/v1/no-such-thing", { token }), 404, "route_not_found")
     }))

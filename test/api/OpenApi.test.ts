@@ -6,7 +6,7 @@ import * as net from "node:net"
 import { expectStatus } from "../support/ApiHelpers.js"
 import { call, makeTestApp } from "../support/TestApp.js"
 
-type Method = "get" | "post" | "put" | "delete"
+type Method = "get" | "post" | "put" | "patch" | "delete"
 
 /**
  * Every operation of spec/interface.md's endpoint tables (plus "Other operations"), then the dashboard
@@ -20,7 +20,11 @@ const INTERFACE: ReadonlyArray<readonly [Method, string]> = [
   ["get", "/api/v1/virtual-accounts"],
   ["post", "/api/v1/virtual-accounts"],
   ["get", "/api/v1/virtual-accounts/{accountRef}"],
+  ["patch", "/api/v1/virtual-accounts/{accountRef}"],
   ["delete", "/api/v1/virtual-accounts/{accountRef}"],
+  ["get", "/api/v1/virtual-accounts/{accountRef}/statement"],
+  // Reading the ledger (DESIGN.md "Reading the ledger, events and statements")
+  ["get", "/api/v1/ledger/entries"],
   // Transactions
   ["get", "/api/v1/transactions"],
   ["get", "/api/v1/transactions/summary"],

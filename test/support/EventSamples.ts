@@ -57,6 +57,7 @@ export const SAMPLE_DATA: { readonly [T in EventType]: DataOf<T> } = {
   "billing.period.due": period,
   "billing.period.paid": { ...period, period: { ...period.period, paidKobo: 150_000, outstandingKobo: 0, status: "Paid", paidAt: "2026-11-05T00:00:00.000Z" } },
   "billing.period.overdue": { ...period, period: { ...period.period, status: "Overdue" } },
+  "virtual_account.updated": { account: sampleAccount, changed: ["expectedAmountKobo"] },
   "internal.automation.fired": { runId: "run_1" },
   "internal.insights.account": { accountId: "va_1" },
   "internal.insights.schedule": { scheduleId: "bsc_1", accountId: "va_1" }

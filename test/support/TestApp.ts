@@ -160,7 +160,7 @@ export interface Answer {
  * (application/json unless given).
  */
 export const call = (
-  method: "GET" | "POST" | "PUT" | "DELETE",
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
   url: string,
   opts: { token?: string; json?: unknown; rawBody?: string; contentType?: string; headers?: Record<string, string> } = {}
 ) =>

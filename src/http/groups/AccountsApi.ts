@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { BadRequest, BadGateway, Conflict, Forbidden, NotFound } from "../../contract/Problems.js"
 import { Authentication } from "../Security.js"
 import { PageParams, listOf } from "../../contract/Schemas.js"
-import { CreateVirtualAccount, VirtualAccount } from "../../contract/Accounts.js"
+import { CreateVirtualAccount, UpdateVirtualAccount, VirtualAccount } from "../../contract/Accounts.js"
 
 
 const accountRef = HttpApiSchema.param("accountRef", Schema.String)
@@ -25,6 +25,13 @@ export class VirtualAccountsApi extends HttpApiGroup.make("virtualAccounts")
       .addError(BadGateway)
   )
   .add(HttpApiEndpoint.get("get")`/api/v1/virtual-accounts/${accountRef}`.addSuccess(VirtualAccount).addError(NotFound))
+  .add(
+    HttpApiEndpoint.patch("update")`/api/v1/virtual-accounts/${accountRef}`
+      .setPayload(UpdateVirtualAccount)
+      .addSuccess(VirtualAccount)
+      .addError(Forbidden)
+      .addError(NotFound)
+  )
   .add(HttpApiEndpoint.del("delete")`/api/v1/virtual-accounts/${accountRef}`.addSuccess(HttpApiSchema.NoContent).addError(NotFound).addError(Conflict))
   .middleware(Authentication)
 {}

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { VirtualAccounts } from "../../../services/accounts/VirtualAccounts.js"
 import { Api } from "../Api.js"
 import { VirtualAccount } from "../../contract/Accounts.js"
-import { CurrentPrincipal } from "../Security.js"
+import { CurrentPrincipal, requireApiOrOwnerAdmin } from "../Security.js"
 import { jsonWithStatus } from "./Respond.js"
 
 export const VirtualAccountHandlers = HttpApiBuilder.group(Api, "virtualAccounts", (h) =>
@@ -23,6 +23,8 @@ export const VirtualAccountHandlers = HttpApiBuilder.group(Api, "virtualAccounts
         })
       )
       .handle("get", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => accounts.get(p.tenantId, p.mode, path.accountRef)))
+      .handle("update", ({ path, payload }) =>
+        Effect.flatMap(requireApiOrOwnerAdmin, (p) => accounts.update(p.tenantId, p.mode, path.accountRef, payload)))
       .handle("delete", ({ path }) => Effect.flatMap(CurrentPrincipal, (p) => accounts.remove(p.tenantId, p.mode, path.accountRef)))
   })
 )
