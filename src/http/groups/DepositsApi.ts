@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { BadGateway, Conflict, Forbidden, NotFound, Unprocessable, Unauthorized } from "../../contract/Problems.js"
 import { Refund } from "../../contract/Transfers.js"
@@ -64,6 +64,8 @@ export class TransactionsApi extends HttpApiGroup.make("transactions")
       .addError(Conflict)
   )
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Deposits")
+  .annotate(OpenApi.Description, "Bank transfers received into virtual accounts, as reconciled transactions; refunds and risk reviews.")
 {}
 
 /**
@@ -100,4 +102,6 @@ export class ReceiverApi extends HttpApiGroup.make("receiver")
   // 400 malformed or invalid body, 401 missing or wrong signature, 404 unknown provider or merchant.
   .addError(Unauthorized)
   .addError(NotFound)
+  .annotate(OpenApi.Title, "Provider callbacks")
+  .annotate(OpenApi.Description, "Inbound webhooks from the bank provider (deposits and transfer outcomes), signed by the provider.")
 {}
