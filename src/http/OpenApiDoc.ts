@@ -1,3 +1,4 @@
+import { FIELD_DOCS } from "../contract/FieldDocs.js"
 import { PROBLEM_JSON, STATUS_TITLES } from "../contract/Problems.js"
 import { describe, OPERATION_DOCS, OPERATION_EXAMPLES, PUBLIC_ACCESS } from "./OperationDocs.js"
 import { problemExample } from "./ProblemExamples.js"
@@ -46,6 +47,26 @@ const collapseRefs = (node: unknown): void => {
     delete o.allOf
   }
   Object.values(o).forEach(collapseRefs)
+}
+
+/**
+ * Every schema property without a description of its own gets the glossary's (src/contract/FieldDocs.ts): the entry for
+ * `<context>.<field>` (context: the component schema's name, or the operationId for an inline schema), else `<field>`.
+ */
+const describeFields = (node: unknown, context: string): void => {
+  if (Array.isArray(node)) return node.forEach((n) => describeFields(n, context))
+  if (node === null || typeof node !== "object") return
+  const o = node as Spec
+  for (const [k, v] of Object.entries(o)) {
+    if (k === "example" || k === "examples") continue
+    if (k === "properties" && v && typeof v === "object" && !Array.isArray(v)) {
+      for (const [name, prop] of Object.entries(v as Spec)) {
+        const text = FIELD_DOCS[`${context}.${name}`] ?? FIELD_DOCS[name]
+        if (prop && typeof prop === "object" && typeof prop.description !== "string" && text !== undefined) prop.description = text
+      }
+    }
+    describeFields(v, context)
+  }
 }
 
 /** The object a request body's schema describes: its `$ref` resolved, the object branch of a nullable body. */
@@ -121,6 +142,10 @@ export const documentOperations = (spec: Spec): Spec => {
   // Relative to the origin that served the document, so "Try it out" calls this very service.
   spec.servers = spec.servers ?? [{ url: "/", description: "This service (the origin that served this document)." }]
   clean(spec)
+  for (const [name, schema] of Object.entries(spec.components?.schemas ?? {})) describeFields(schema, name)
+  for (const item of Object.values(spec.paths ?? {}) as Array<Spec>) {
+    for (const op of Object.values(item) as Array<Spec>) describeFields([op.requestBody, op.responses], op.operationId)
+  }
   collapseRefs(spec)
   prune(spec)
   return spec

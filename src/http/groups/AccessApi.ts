@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Forbidden, Unauthorized, BadGateway, BadRequest, Conflict, NotFound } from "../../contract/Problems.js"
-import { Body, CaseInsensitiveLiteral, ModeParam, ModeSchema, NonEmpty, TakeParams, listOf } from "../../contract/Schemas.js"
+import { Body, CaseInsensitiveLiteral, ModeParam, ModeSchema, NonEmpty, TakeParams, listOf, Timestamp } from "../../contract/Schemas.js"
 import { Authentication } from "../Security.js"
 
 export const TokenResponse = Schema.Struct({
@@ -58,14 +58,14 @@ export const ApiKeyView = Schema.Struct({
   id: Schema.String,
   mode: ModeSchema,
   clientId: Schema.String,
-  createdAt: Schema.String,
-  revokedAt: Schema.NullOr(Schema.String)
+  createdAt: Timestamp,
+  revokedAt: Schema.NullOr(Timestamp)
 })
 export const ApiKeyCreated = Schema.Struct({ id: Schema.String, mode: ModeSchema, clientId: Schema.String, clientSecret: Schema.String })
 export const ProviderView = Schema.Struct({
   mode: ModeSchema,
   provider: Schema.String.annotations({ description: "`sandbox`, `paystack`, or `none` (live mode with no provider connected)." }),
-  connectedAt: Schema.NullOr(Schema.String).annotations({ description: "When the real provider was connected; null for the sandbox." }),
+  connectedAt: Schema.NullOr(Timestamp).annotations({ description: "When the real provider was connected; null for the sandbox." }),
   keyHint: Schema.NullOr(Schema.String).annotations({ description: "The last 4 characters of the connected secret key; never the key." }),
   preferredBank: Schema.NullOr(Schema.String).annotations({ description: "Paystack: the partner bank (slug) new dedicated accounts are opened at." }),
   contractCode: Schema.optional(Schema.String).annotations({ description: "Monnify: the contract code reserved accounts are made under." }),
