@@ -31,7 +31,7 @@ const clean = (node: unknown, isInfo = false): void => {
   const o = node as Spec
   if (!isInfo) delete o.title
   if (typeof o.description === "string" && /^an? [a-z]/.test(o.description)) delete o.description
-  for (const [k, v] of Object.entries(o)) clean(v, k === "info")
+  for (const [k, v] of Object.entries(o)) if (k !== "example") clean(v, k === "info")
 }
 
 /**
