@@ -1,5 +1,6 @@
 import type { Layer } from "effect"
 import type { OperationDoc } from "../src/contract/OperationDoc.js"
+import type { OperationExamples } from "../src/contract/OperationExample.js"
 import type { Subscription } from "./outbox/Registry.js"
 
 /**
@@ -58,6 +59,8 @@ export interface Capability {
   readonly consumers?: ReadonlyArray<Subscription>
   /** What the OpenAPI document says about each of its operations, keyed by operationId (`group.endpoint`). */
   readonly docs?: Readonly<Record<string, OperationDoc>>
+  /** Its operations' request and response examples, keyed like `docs` (`<Name>Examples.ts`; see src/contract/OperationExample.ts). */
+  readonly examples?: OperationExamples
   /**
    * The problem codes its operations answer, with their statuses: its contract module's `<NAME>_PROBLEMS`, which
    * src/contract/Problems.ts gathers (each code belongs to one capability or to the HTTP edge).

@@ -38,7 +38,7 @@ const ours = (spec: string) => !/^[a-z@]/.test(spec) || spec.startsWith("src/")
 const isPackage = (spec: string) => !ours(spec)
 
 /** A capability's insides another capability must not reach: its SQL, its row mappers, its manifest and docs. */
-const INTERNAL = /(Store|Rows|Capability|Docs)\.(js|ts)$/
+const INTERNAL = /(Store|Rows|Capability|Docs|Examples)\.(js|ts)$/
 
 /** `services/<a>/... imports services/<b>/<Module>` for every import from one capability folder into another's insides. */
 const crossCapabilityReaches = () =>

@@ -7,6 +7,7 @@ import { KeysLayer } from "./Keys.js"
 import { Tenants } from "./Tenants.js"
 import { Tokens } from "./Tokens.js"
 import { Users } from "./Users.js"
+import { ACCESS_EXAMPLES } from "./AccessExamples.js"
 
 /** Access: tenants, dashboard users, API keys and the tokens both planes carry. */
 export const AccessCapability = capability({
@@ -17,5 +18,6 @@ export const AccessCapability = capability({
     [Stage.stores, Layer.mergeAll(Users.Default, ApiKeys.Default)]
   ],
   docs: ACCESS_DOCS,
+  examples: ACCESS_EXAMPLES,
   problems: ACCESS_PROBLEMS
 })

@@ -8,6 +8,7 @@ import { AutomationStore } from "./AutomationStore.js"
 import { Flows } from "./Flows.js"
 import { AutomationPlannerLive } from "./Planner.js"
 import { Rules } from "./Rules.js"
+import { AUTOMATION_EXAMPLES } from "./AutomationExamples.js"
 
 /** Automation: money rules and payment flows, planned per deposit and acted on one at a time. */
 export const AutomationCapability = capability({
@@ -19,5 +20,6 @@ export const AutomationCapability = capability({
   workers: [AutomationPlannerLive, AutomationActorLive],
   consumers: [AUTOMATION, AUTOMATION_ACTIONS],
   docs: AUTOMATION_DOCS,
+  examples: AUTOMATION_EXAMPLES,
   problems: AUTOMATION_PROBLEMS
 })

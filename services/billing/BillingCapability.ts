@@ -5,6 +5,7 @@ import { Billing, BillingClock } from "./Billing.js"
 import { BillingConsumerLive } from "./BillingConsumer.js"
 import { BILLING_DOCS } from "./BillingDocs.js"
 import { BillingPassesLive } from "./BillingPasses.js"
+import { BILLING_EXAMPLES } from "./BillingExamples.js"
 
 /** Billing: recurring schedules and their periods, on the Lagos calendar and the sandbox clock. */
 export const BillingCapability = capability({
@@ -16,5 +17,6 @@ export const BillingCapability = capability({
   workers: [BillingPassesLive, BillingConsumerLive],
   consumers: [BILLING],
   docs: BILLING_DOCS,
+  examples: BILLING_EXAMPLES,
   problems: BILLING_PROBLEMS
 })

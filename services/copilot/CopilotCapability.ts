@@ -5,6 +5,7 @@ import { Copilot } from "./Copilot.js"
 import { COPILOT_DOCS } from "./CopilotDocs.js"
 import { CopilotReads } from "./CopilotReads.js"
 import { LanguageModelLive } from "./LanguageModel.js"
+import { COPILOT_EXAMPLES } from "./CopilotExamples.js"
 
 /** The copilot: questions answered from the read services only, optionally reworded by a language model. */
 export const CopilotCapability = capability({
@@ -14,5 +15,6 @@ export const CopilotCapability = capability({
     [Stage.answers, Copilot.Default]
   ],
   docs: COPILOT_DOCS,
+  examples: COPILOT_EXAMPLES,
   problems: COPILOT_PROBLEMS
 })

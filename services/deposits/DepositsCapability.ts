@@ -8,6 +8,7 @@ import { Receiver } from "./Receiver.js"
 import { Reconciler } from "./Reconciler.js"
 import { Reviews } from "./Reviews.js"
 import { Transactions } from "./Transactions.js"
+import { DEPOSITS_EXAMPLES } from "./DepositsExamples.js"
 
 /**
  * Deposits: the receiver and its inbox, the reconciler, reviews and the transactions they write. The reconciler's own
@@ -22,5 +23,6 @@ export const DepositsCapability = capability({
   ],
   workers: [InboxSweeperLive],
   docs: DEPOSITS_DOCS,
+  examples: DEPOSITS_EXAMPLES,
   problems: DEPOSITS_PROBLEMS
 })

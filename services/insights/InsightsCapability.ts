@@ -6,6 +6,7 @@ import { Insights } from "./Insights.js"
 import { InsightsLive } from "./InsightsConsumer.js"
 import { INSIGHTS_DOCS } from "./InsightsDocs.js"
 import { Rollups } from "./Rollups.js"
+import { INSIGHTS_EXAMPLES } from "./InsightsExamples.js"
 
 /** Insights: collections analytics from roll-ups the insights consumer keeps. */
 export const InsightsCapability = capability({
@@ -14,5 +15,6 @@ export const InsightsCapability = capability({
   workers: [InsightsLive],
   consumers: [INSIGHTS],
   docs: INSIGHTS_DOCS,
+  examples: INSIGHTS_EXAMPLES,
   problems: INSIGHTS_PROBLEMS
 })

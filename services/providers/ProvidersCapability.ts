@@ -10,6 +10,7 @@ import { ProviderSetup } from "./ProviderSetup.js"
 import { ProviderSync, ProviderSyncLive } from "./ProviderSync.js"
 import { SandboxFaults } from "./SandboxFaults.js"
 import { SandboxReporterLive } from "./SandboxReporter.js"
+import { PROVIDERS_EXAMPLES } from "./ProvidersExamples.js"
 
 /**
  * Bank providers: each tenant's connection per mode (Paystack, Monnify or the built-in sandbox), the router that picks
@@ -26,5 +27,6 @@ export const ProvidersCapability = capability({
   ],
   workers: [SandboxReporterLive, ProviderSyncLive],
   docs: PROVIDERS_DOCS,
+  examples: PROVIDERS_EXAMPLES,
   problems: PROVIDERS_PROBLEMS
 })

@@ -6,6 +6,7 @@ import { SETTLEMENT_DOCS } from "./SettlementDocs.js"
 import { Settlements } from "./Settlements.js"
 import { SettlementStore } from "./SettlementStore.js"
 import { SubMerchants } from "./SubMerchants.js"
+import { SETTLEMENT_EXAMPLES } from "./SettlementExamples.js"
 
 /** Settlement: sub-merchants, split plans, settlement settings and runs, and auto-settle. */
 export const SettlementCapability = capability({
@@ -18,5 +19,6 @@ export const SettlementCapability = capability({
   ],
   workers: [AutoSettleLive],
   docs: SETTLEMENT_DOCS,
+  examples: SETTLEMENT_EXAMPLES,
   problems: SETTLEMENT_PROBLEMS
 })

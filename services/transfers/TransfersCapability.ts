@@ -11,6 +11,7 @@ import { Refunds } from "./Refunds.js"
 import { TransferCompleterLive, TransferDispatch } from "./TransferDispatch.js"
 import { TRANSFERS_DOCS } from "./TransfersDocs.js"
 import { TransferStore } from "./TransferStore.js"
+import { TRANSFERS_EXAMPLES } from "./TransfersExamples.js"
 
 /** Transfers: payouts with name enquiry, refunds of overpayment, holds, and the completer that settles their outcomes. */
 export const TransfersCapability = capability({
@@ -24,5 +25,6 @@ export const TransfersCapability = capability({
   ],
   workers: [TransferCompleterLive],
   docs: TRANSFERS_DOCS,
+  examples: TRANSFERS_EXAMPLES,
   problems: TRANSFERS_PROBLEMS
 })

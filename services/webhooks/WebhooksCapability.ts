@@ -3,6 +3,7 @@ import { capability } from "../Capability.js"
 import { WEBHOOKS } from "../outbox/Registry.js"
 import { WEBHOOKS_DOCS } from "./WebhooksDocs.js"
 import { WebhookDispatcherLive } from "./WebhooksLive.js"
+import { WEBHOOKS_EXAMPLES } from "./WebhooksExamples.js"
 
 /**
  * Webhooks: endpoints, signed deliveries with retries and replay. Its services (endpoints, deliveries) are built by its
@@ -13,5 +14,6 @@ export const WebhooksCapability = capability({
   workers: [WebhookDispatcherLive],
   consumers: [WEBHOOKS],
   docs: WEBHOOKS_DOCS,
+  examples: WEBHOOKS_EXAMPLES,
   problems: WEBHOOKS_PROBLEMS
 })

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { PositiveKobo } from "../domain/Money.js"
-import { Body, DateTimeString, ModeSchema, NonEmpty, Reference } from "./Schemas.js"
+import { Body, DateTimeString, ModeSchema, NonEmpty, Reference, Timestamp } from "./Schemas.js"
 
 export const PaymentState = Schema.Literal("Open", "AwaitingPayment", "PartiallyPaid", "FullyPaid", "Overpaid")
 
@@ -14,14 +14,14 @@ export const VirtualAccount = Schema.Struct({
   email: Schema.NullOr(Schema.String),
   phone: Schema.NullOr(Schema.String),
   expectedAmountKobo: Schema.NullOr(Schema.Int),
-  expiryDateUtc: Schema.NullOr(Schema.String),
+  expiryDateUtc: Schema.NullOr(Timestamp),
   subMerchantRef: Schema.NullOr(Schema.String),
   amountPaidKobo: Schema.Int,
   deficit: Schema.Int,
   overpayment: Schema.Int,
   paymentState: PaymentState,
   mode: ModeSchema,
-  createdAt: Schema.String
+  createdAt: Timestamp
 }).annotations({ identifier: "VirtualAccount" })
 export type VirtualAccount = typeof VirtualAccount.Type
 

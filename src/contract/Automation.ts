@@ -3,7 +3,7 @@ import {
   DRY_RUN_MAX_TAKE, FLOW_ACTIONS, FLOW_TRIGGERS, MAX_FLOW_ACTIONS, PRIORITY_MAX, PRIORITY_MIN, RULE_ACTIONS, RULE_TRIGGERS
 } from "../domain/Automation.js"
 import { Kobo } from "../domain/Money.js"
-import { Body, CaseInsensitiveLiteral, NonEmpty, OptionalBody } from "./Schemas.js"
+import { Body, CaseInsensitiveLiteral, NonEmpty, OptionalBody, Timestamp } from "./Schemas.js"
 
 // Money rules and payment flows on the wire (DESIGN.md, "Wire shapes and fixtures for the money wave").
 
@@ -40,7 +40,7 @@ export const Rule = Schema.Struct({
   thresholdKobo: Schema.NullOr(Schema.Int),
   minRiskScore: Schema.NullOr(Schema.Int),
   priority: Schema.Int,
-  createdAt: Schema.String
+  createdAt: Timestamp
 }).annotations({ identifier: "Rule" })
 export type Rule = typeof Rule.Type
 
@@ -67,8 +67,8 @@ export const Flow = Schema.Struct({
   minRiskScore: Schema.NullOr(Schema.Int),
   priority: Schema.Int,
   enabled: Schema.Boolean,
-  createdAt: Schema.String,
-  updatedAt: Schema.String
+  createdAt: Timestamp,
+  updatedAt: Timestamp
 }).annotations({ identifier: "Flow" })
 export type Flow = typeof Flow.Type
 
@@ -81,7 +81,7 @@ export const FlowRun = Schema.Struct({
   flowName: Schema.String,
   transactionReference: Schema.String,
   accountRef: Schema.String,
-  firedAt: Schema.String,
+  firedAt: Timestamp,
   steps: Schema.Array(RunStep)
 }).annotations({ identifier: "FlowRun" })
 export type FlowRun = typeof FlowRun.Type

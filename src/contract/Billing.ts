@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { BILLING_INTERVALS, DUE_OFFSET_MAX_DAYS } from "../domain/Billing.js"
 import { PositiveKobo } from "../domain/Money.js"
-import { Body, CaseInsensitiveLiteral, ModeSchema, Reference } from "./Schemas.js"
+import { Body, CaseInsensitiveLiteral, ModeSchema, Reference, Timestamp, CalendarDate } from "./Schemas.js"
 
 // Recurring billing on the wire (DESIGN.md "Wire shapes for billing, checkout, insights and the copilot").
 
@@ -25,9 +25,9 @@ export const Schedule = Schema.Struct({
   description: Schema.NullOr(Schema.String),
   reference: Schema.String,
   status: Schema.Literal("Active", "Paused", "Cancelled"),
-  nextPeriodStart: Schema.NullOr(Schema.String),
+  nextPeriodStart: Schema.NullOr(Timestamp),
   nextAmountKobo: Schema.Int,
-  createdAt: Schema.String,
+  createdAt: Timestamp,
   mode: ModeSchema
 }).annotations({ identifier: "BillingSchedule" })
 
@@ -35,17 +35,17 @@ export const Period = Schema.Struct({
   id: Schema.String,
   scheduleId: Schema.String,
   index: Schema.Int,
-  periodStart: Schema.String,
-  periodEnd: Schema.String,
-  dueDate: Schema.String,
+  periodStart: Timestamp,
+  periodEnd: Timestamp,
+  dueDate: CalendarDate,
   amountKobo: Schema.Int,
   paidKobo: Schema.Int,
   outstandingKobo: Schema.Int,
   status: Schema.Literal("Open", "Due", "Paid", "Overdue", "Cancelled"),
-  paidAt: Schema.NullOr(Schema.String)
+  paidAt: Schema.NullOr(Timestamp)
 }).annotations({ identifier: "BillingPeriod" })
 
-export const SandboxClock = Schema.Struct({ now: Schema.String, offsetSeconds: Schema.Int, mode: ModeSchema }).annotations({ identifier: "SandboxClock" })
+export const SandboxClock = Schema.Struct({ now: Timestamp, offsetSeconds: Schema.Int, mode: ModeSchema }).annotations({ identifier: "SandboxClock" })
 export const AdvanceSandboxClock = Body({
   seconds: Schema.Int.annotations({ message: () => "seconds must be an integer from 1 to 31622400 (a year)" }).pipe(
     Schema.between(1, 31_622_400, { message: () => "seconds must be an integer from 1 to 31622400 (a year)" })

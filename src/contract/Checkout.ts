@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Body, Reference } from "./Schemas.js"
+import { Body, Reference, Timestamp } from "./Schemas.js"
 
 // Live checkout on the wire (DESIGN.md "Live checkout", "Wire shapes for billing, checkout, insights and the copilot").
 
@@ -13,7 +13,7 @@ export const CreateCheckoutSession = Body({
 
 export const CheckoutSession = Schema.Struct({
   token: Schema.String,
-  expiresAt: Schema.String,
+  expiresAt: Timestamp,
   snapshotUrl: Schema.String,
   streamUrl: Schema.String,
   hostedUrl: Schema.String
@@ -26,8 +26,8 @@ export const CheckoutSnapshot = Schema.Struct({
   remainingKobo: Schema.Int,
   nuban: Schema.String,
   bankName: Schema.String,
-  expiresAt: Schema.String,
-  updatedAt: Schema.String
+  expiresAt: Timestamp,
+  updatedAt: Timestamp
 }).annotations({
   identifier: "CheckoutSnapshot",
   description: "Payment state only: never the customer's name, e-mail or phone, nor the tenant's accountRef."

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { ModeSchema } from "./Schemas.js"
+import { ModeSchema, Timestamp } from "./Schemas.js"
 
 export const TransactionStatus = Schema.Literal("Completed", "PendingReview", "Rejected", "Reversed")
 export const ReconciliationStatus = Schema.Literal("Exact", "Underpaid", "Overpaid", "Duplicate", "Reversal", "Credited", "Unmatched")
@@ -19,12 +19,12 @@ export const Transaction = Schema.Struct({
   senderAccountNumber: Schema.NullOr(Schema.String),
   senderBankCode: Schema.NullOr(Schema.String),
   narration: Schema.NullOr(Schema.String),
-  paidAt: Schema.String,
-  reconciledAt: Schema.String,
+  paidAt: Timestamp,
+  reconciledAt: Timestamp,
   reversedReference: Schema.NullOr(Schema.String),
   flagged: Schema.Boolean.annotations({ description: "A money rule or payment flow flagged this credited deposit for review; a review clears it." }),
   flagReasons: Schema.Array(Schema.String),
-  review: Schema.NullOr(Schema.Struct({ decision: Schema.Literal("approve", "reject"), note: Schema.NullOr(Schema.String), decidedBy: Schema.String, decidedAt: Schema.String })),
+  review: Schema.NullOr(Schema.Struct({ decision: Schema.Literal("approve", "reject"), note: Schema.NullOr(Schema.String), decidedBy: Schema.String, decidedAt: Timestamp })),
   mode: ModeSchema
 }).annotations({ identifier: "Transaction" })
 export type Transaction = typeof Transaction.Type

@@ -1,3 +1,4 @@
+import { Timestamp, CalendarDate } from "./Schemas.js"
 import { Schema } from "effect"
 import { AGING_BUCKETS, CUSTOMER_BANDS } from "../domain/Insights.js"
 
@@ -27,9 +28,9 @@ export const InsightsOverview = Schema.Struct({
     bands: Schema.Struct({ low: Schema.Int, medium: Schema.Int, high: Schema.Int })
   }),
   /** The Lagos dates the figures cover (inclusive), null when unbounded. */
-  from: Schema.NullOr(Schema.String),
-  to: Schema.NullOr(Schema.String),
-  asOf: Schema.String,
+  from: Schema.NullOr(CalendarDate),
+  to: Schema.NullOr(CalendarDate),
+  asOf: Timestamp,
   mode: Schema.Literal("test", "live")
 }).annotations({ identifier: "InsightsOverview" })
 export type InsightsOverview = typeof InsightsOverview.Type
@@ -38,18 +39,18 @@ export const AgingBucket = Schema.Struct({ label: Schema.Literal(...AGING_BUCKET
 export const InsightsAging = Schema.Struct({
   buckets: Schema.Array(AgingBucket),
   totalOutstandingKobo: Kobo,
-  asOf: Schema.String,
+  asOf: Timestamp,
   mode: Schema.Literal("test", "live")
 }).annotations({ identifier: "InsightsAging" })
 export type InsightsAging = typeof InsightsAging.Type
 
-export const ForecastWeek = Schema.Struct({ weekStart: Schema.String, scheduledKobo: Kobo, projectedKobo: Kobo })
+export const ForecastWeek = Schema.Struct({ weekStart: CalendarDate, scheduledKobo: Kobo, projectedKobo: Kobo })
 export const InsightsForecast = Schema.Struct({
   days: Schema.Int,
   runRatePerDayKobo: Kobo,
   trailing30DayCollectedKobo: Kobo,
   weeks: Schema.Array(ForecastWeek),
-  asOf: Schema.String,
+  asOf: Timestamp,
   mode: Schema.Literal("test", "live")
 }).annotations({ identifier: "InsightsForecast" })
 export type InsightsForecast = typeof InsightsForecast.Type

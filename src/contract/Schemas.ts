@@ -73,7 +73,12 @@ export const DateTimeString = Schema.String.pipe(
   Schema.filter((s) => /^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s)), {
     message: () => "must be an ISO-8601 date-time such as 2026-11-21T10:00:00Z"
   })
-)
+).annotations({ jsonSchema: { format: "date-time" } })
+
+/** A moment on the wire: an ISO-8601 date-time string in UTC (`2026-11-21T10:00:00.000Z`), documented as `date-time`. */
+export const Timestamp = Schema.String.annotations({ jsonSchema: { format: "date-time" } })
+/** A calendar day on the wire (`2026-11-21`, a Lagos day unless the field says otherwise), documented as `date`. */
+export const CalendarDate = Schema.String.annotations({ jsonSchema: { format: "date" } })
 
 export const DateTimeParam = Schema.Date.annotations({
   message: () => "must be an ISO-8601 date-time",

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { Kobo, PositiveKobo } from "../domain/Money.js"
 import { BPS_WHOLE, MAX_SPLIT_LEGS, SPLIT_PRIORITY_MAX } from "../domain/Settlement.js"
 import { TransferStatus } from "./Transfers.js"
-import { AccountNumber, BankCode, Body, ModeSchema, NonEmpty, Reference } from "./Schemas.js"
+import { AccountNumber, BankCode, Body, ModeSchema, NonEmpty, Reference, Timestamp } from "./Schemas.js"
 
 // Sub-merchants, settlement settings, split plans and settlements on the wire (DESIGN.md, "Money movement" and
 // "Wire shapes and fixtures for the money wave").
@@ -26,7 +26,7 @@ export const PayoutAccount = Schema.Struct({
   bankCode: Schema.String,
   accountNumber: Schema.String,
   accountName: Schema.String,
-  verifiedAt: Schema.String
+  verifiedAt: Timestamp
 }).annotations({ identifier: "PayoutAccount" })
 
 export const SubMerchant = Schema.Struct({
@@ -35,7 +35,7 @@ export const SubMerchant = Schema.Struct({
   reference: Schema.String,
   payoutAccount: Schema.NullOr(PayoutAccount),
   platformFeeBps: Schema.Int,
-  createdAt: Schema.String,
+  createdAt: Timestamp,
   mode: ModeSchema
 }).annotations({ identifier: "SubMerchant" })
 export type SubMerchant = typeof SubMerchant.Type
@@ -72,12 +72,12 @@ export const SettlementSettings = Schema.Struct({
   settlementBankCode: Schema.NullOr(Schema.String),
   settlementBankName: Schema.NullOr(Schema.String),
   settlementAccountName: Schema.NullOr(Schema.String),
-  verifiedAt: Schema.NullOr(Schema.String),
+  verifiedAt: Schema.NullOr(Timestamp),
   autoSettle: Schema.Boolean,
   minPayoutKobo: Schema.Int,
   /** Whether the worker sweeps: autoSettle and a verified settlement account. */
   active: Schema.Boolean,
-  lastRunAt: Schema.NullOr(Schema.String),
+  lastRunAt: Schema.NullOr(Timestamp),
   mode: ModeSchema
 }).annotations({ identifier: "SettlementSettings" })
 export type SettlementSettings = typeof SettlementSettings.Type
@@ -112,7 +112,7 @@ export const SplitLeg = Schema.Struct({
 
 export const SplitPlan = Schema.Struct({
   splits: Schema.Array(SplitLeg),
-  updatedAt: Schema.NullOr(Schema.String),
+  updatedAt: Schema.NullOr(Timestamp),
   mode: ModeSchema
 }).annotations({ identifier: "SplitPlan" })
 export type SplitPlan = typeof SplitPlan.Type
@@ -140,8 +140,8 @@ export const Settlement = Schema.Struct({
   reasonCode: Schema.NullOr(Schema.String),
   reason: Schema.NullOr(Schema.String),
   legs: Schema.Array(SettlementLeg),
-  createdAt: Schema.String,
-  completedAt: Schema.NullOr(Schema.String),
+  createdAt: Timestamp,
+  completedAt: Schema.NullOr(Timestamp),
   mode: ModeSchema
 }).annotations({ identifier: "Settlement" })
 export type Settlement = typeof Settlement.Type

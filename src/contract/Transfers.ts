@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { ModeSchema } from "./Schemas.js"
+import { ModeSchema, Timestamp, CalendarDate } from "./Schemas.js"
 
 export const TransferStatus = Schema.Literal("Pending", "Processing", "Successful", "Failed", "Reversed")
 export const TransferSource = Schema.Literal("api", "dashboard", "refund", "settlement")
@@ -17,8 +17,8 @@ export const Transfer = Schema.Struct({
   failureReason: Schema.NullOr(Schema.String),
   providerReference: Schema.NullOr(Schema.String),
   source: TransferSource,
-  createdAt: Schema.String,
-  completedAt: Schema.NullOr(Schema.String),
+  createdAt: Timestamp,
+  completedAt: Schema.NullOr(Timestamp),
   mode: ModeSchema
 }).annotations({ identifier: "Transfer" })
 export type Transfer = typeof Transfer.Type
@@ -36,8 +36,8 @@ export const Hold = Schema.Struct({
   heldKobo: Schema.Int,
   status: Schema.Literal("Held", "Released", "Refunded"),
   reason: Schema.NullOr(Schema.String),
-  createdAt: Schema.String,
-  releasedAt: Schema.NullOr(Schema.String)
+  createdAt: Timestamp,
+  releasedAt: Schema.NullOr(Timestamp)
 }).annotations({ identifier: "Hold" })
 export type Hold = typeof Hold.Type
 
@@ -61,7 +61,7 @@ export const Balance = Schema.Struct({
   paidOutTodayKobo: Schema.Int,
   dailyPayoutCapKobo: Schema.Int,
   payoutCapRemainingKobo: Schema.Int,
-  day: Schema.String,
+  day: CalendarDate,
   mode: ModeSchema
 }).annotations({ identifier: "Balance" })
 export type Balance = typeof Balance.Type

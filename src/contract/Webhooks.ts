@@ -1,12 +1,12 @@
 import { Schema } from "effect"
-import { CaseInsensitiveLiteral } from "./Schemas.js"
+import { CaseInsensitiveLiteral, Timestamp } from "./Schemas.js"
 
 export const DeliveryStatus = Schema.Literal("Pending", "Succeeded", "Failed", "DeadLettered")
 export type DeliveryStatus = typeof DeliveryStatus.Type
 
 /** `?status=` matched case-insensitively; anything else is a 400 that lists the allowed values. */
 export const DeliveryStatusParam = CaseInsensitiveLiteral("status", DeliveryStatus.literals)
-export const WebhookEndpoint = Schema.Struct({ id: Schema.String, url: Schema.String, active: Schema.Boolean, createdAt: Schema.String })
+export const WebhookEndpoint = Schema.Struct({ id: Schema.String, url: Schema.String, active: Schema.Boolean, createdAt: Timestamp })
 export type WebhookEndpoint = typeof WebhookEndpoint.Type
 export const WebhookEndpointCreated = Schema.Struct({ ...WebhookEndpoint.fields, secret: Schema.String })
 export const WebhookDelivery = Schema.Struct({
@@ -19,10 +19,10 @@ export const WebhookDelivery = Schema.Struct({
   attempts: Schema.Int,
   lastStatusCode: Schema.NullOr(Schema.Int),
   lastError: Schema.NullOr(Schema.String),
-  nextAttemptAt: Schema.NullOr(Schema.String),
-  createdAt: Schema.String,
-  updatedAt: Schema.String,
-  deliveredAt: Schema.NullOr(Schema.String)
+  nextAttemptAt: Schema.NullOr(Timestamp),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  deliveredAt: Schema.NullOr(Timestamp)
 })
 export type WebhookDelivery = typeof WebhookDelivery.Type
 

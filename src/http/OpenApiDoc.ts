@@ -1,5 +1,7 @@
+import { FIELD_DOCS } from "../contract/FieldDocs.js"
 import { PROBLEM_JSON, STATUS_TITLES } from "../contract/Problems.js"
-import { describe, OPERATION_DOCS, PUBLIC_ACCESS } from "./OperationDocs.js"
+import { describe, OPERATION_DOCS, OPERATION_EXAMPLES, PUBLIC_ACCESS } from "./OperationDocs.js"
+import { problemExample } from "./ProblemExamples.js"
 
 type Spec = Record<string, any>
 
@@ -29,7 +31,71 @@ const clean = (node: unknown, isInfo = false): void => {
   const o = node as Spec
   if (!isInfo) delete o.title
   if (typeof o.description === "string" && /^an? [a-z]/.test(o.description)) delete o.description
-  for (const [k, v] of Object.entries(o)) clean(v, k === "info")
+  for (const [k, v] of Object.entries(o)) if (k !== "example") clean(v, k === "info")
+}
+
+/**
+ * A property's description beside a `$ref` comes out of the generator as `{ allOf: [{ $ref }], description }`; OpenAPI
+ * 3.1 allows the `$ref` itself to carry it, which every viewer reads.
+ */
+const collapseRefs = (node: unknown): void => {
+  if (Array.isArray(node)) return node.forEach(collapseRefs)
+  if (node === null || typeof node !== "object") return
+  const o = node as Spec
+  if (Array.isArray(o.allOf) && o.allOf.length === 1 && Object.keys(o.allOf[0]).length === 1 && o.allOf[0].$ref) {
+    o.$ref = o.allOf[0].$ref
+    delete o.allOf
+  }
+  Object.values(o).forEach(collapseRefs)
+}
+
+/**
+ * Every schema property without a description of its own gets the glossary's (src/contract/FieldDocs.ts): the entry for
+ * `<context>.<field>` (context: the component schema's name, or the operationId for an inline schema), else `<field>`.
+ */
+const describeFields = (node: unknown, context: string): void => {
+  if (Array.isArray(node)) return node.forEach((n) => describeFields(n, context))
+  if (node === null || typeof node !== "object") return
+  const o = node as Spec
+  for (const [k, v] of Object.entries(o)) {
+    if (k === "example" || k === "examples") continue
+    if (k === "properties" && v && typeof v === "object" && !Array.isArray(v)) {
+      for (const [name, prop] of Object.entries(v as Spec)) {
+        const text = FIELD_DOCS[`${context}.${name}`] ?? FIELD_DOCS[name]
+        if (prop && typeof prop === "object" && typeof prop.description !== "string" && text !== undefined) prop.description = text
+      }
+    }
+    describeFields(v, context)
+  }
+}
+
+/** The object a request body's schema describes: its `$ref` resolved, the object branch of a nullable body. */
+const bodySchema = (spec: Spec, s: Spec | undefined): Spec | undefined => {
+  if (s?.$ref) return bodySchema(spec, spec.components?.schemas?.[s.$ref.split("/").pop()])
+  if (s?.anyOf) return bodySchema(spec, s.anyOf.find((b: Spec) => b.type !== "null"))
+  return s
+}
+
+/**
+ * Each operation's examples (the capabilities' `<Name>Examples.ts`, by operationId): the request body and a response
+ * per documented status; a problem status the table leaves out gets its default (src/http/ProblemExamples.ts).
+ */
+const addExamples = (spec: Spec, path: string, op: Spec) => {
+  const given = OPERATION_EXAMPLES[op.operationId] ?? {}
+  const json = op.requestBody?.content?.["application/json"]
+  if (json && given.request !== undefined) json.example = given.request
+  const context = {
+    path, access: OPERATION_DOCS[op.operationId]?.access, body: bodySchema(spec, json?.schema),
+    query: (op.parameters ?? []).filter((p: Spec) => p.in === "query").map((p: Spec) => p.name as string)
+  }
+  for (const [status, response] of Object.entries(op.responses ?? {}) as Array<[string, Spec]>) {
+    for (const [type, media] of Object.entries(response.content ?? {}) as Array<[string, Spec]>) {
+      const example = type === PROBLEM_JSON
+        ? problemExample(Number(status), given.responses?.[Number(status)], context)
+        : given.responses?.[Number(status)]
+      if (example !== undefined) media.example = example
+    }
+  }
 }
 
 /** Drops components no longer referenced (the generator's HttpApiDecodeError, Issue, the unused error classes). */
@@ -70,9 +136,17 @@ export const documentOperations = (spec: Spec): Spec => {
       for (const [status, response] of Object.entries(op.responses ?? {}) as Array<[string, Spec]>) {
         if (Number(status) >= 400) response.description = ERRORS[status] ?? response.description ?? STATUS_TITLES[Number(status)]
       }
+      addExamples(spec, path, op)
     }
   }
+  // Relative to the origin that served the document, so "Try it out" calls this very service.
+  spec.servers = spec.servers ?? [{ url: "/", description: "This service (the origin that served this document)." }]
   clean(spec)
+  for (const [name, schema] of Object.entries(spec.components?.schemas ?? {})) describeFields(schema, name)
+  for (const item of Object.values(spec.paths ?? {}) as Array<Spec>) {
+    for (const op of Object.values(item) as Array<Spec>) describeFields([op.requestBody, op.responses], op.operationId)
+  }
+  collapseRefs(spec)
   prune(spec)
   return spec
 }

@@ -275,6 +275,9 @@ const problemDetailsJsonSchema = {
     type: { type: "string" }, title: { type: "string" }, status: { type: "integer" },
     code: { type: "string", description: "Stable snake_case error code." },
     message: { type: "string" }, instance: { type: "string" },
-    errors: { type: "array", items: { type: "object", properties: { path: { type: "string" }, message: { type: "string" } } } }
+    errors: { type: "array", items: { type: "object", required: ["path", "message"], properties: { path: { type: "string" }, message: { type: "string" } } } },
+    remainingKobo: { type: "integer", description: "On a 422 of money out: the kobo still allowed (of the daily payout cap or the available balance)." },
+    payerName: { type: "string", description: "On `refund_destination_unverified`: the deposit payer's name." },
+    accountName: { type: "string", description: "On `refund_destination_unverified`: the name the bank holds for the destination account." }
   }
 }

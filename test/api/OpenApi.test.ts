@@ -252,7 +252,7 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000 })("the machine-readabl
         expect(s.minimum, where).toBeGreaterThanOrEqual(0)
       }
       expect(resolve(doc.paths["/api/v1/virtual-accounts"]!.post.requestBody.content["application/json"].schema).properties.expectedAmountKobo)
-        .toEqual({ $ref: "#/components/schemas/PositiveKobo" })
+        .toEqual({ $ref: "#/components/schemas/PositiveKobo", description: expect.any(String) })
     }))
 
   it.effect("each operation documents only the errors it can answer", () =>

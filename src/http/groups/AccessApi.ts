@@ -1,7 +1,7 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Forbidden, Unauthorized, BadGateway, BadRequest, Conflict, NotFound } from "../../contract/Problems.js"
-import { Body, CaseInsensitiveLiteral, ModeParam, ModeSchema, NonEmpty, TakeParams, listOf } from "../../contract/Schemas.js"
+import { Body, CaseInsensitiveLiteral, ModeParam, ModeSchema, NonEmpty, TakeParams, listOf, Timestamp } from "../../contract/Schemas.js"
 import { Authentication } from "../Security.js"
 
 export const TokenResponse = Schema.Struct({
@@ -19,6 +19,8 @@ export class AuthApi extends HttpApiGroup.make("auth")
   .add(HttpApiEndpoint.post("token", "/api/v1/auth/token").setPayload(TokenRequest).addSuccess(TokenResponse)
     // 401 unknown or revoked key or wrong secret; 403 a live key of a tenant whose onboarding is not approved.
     .addError(Unauthorized).addError(Forbidden))
+  .annotate(OpenApi.Title, "Authentication")
+  .annotate(OpenApi.Description, "Exchange an API key's client credentials for a bearer token.")
 {}
 
 const Email = Schema.Trim.pipe(
@@ -56,14 +58,14 @@ export const ApiKeyView = Schema.Struct({
   id: Schema.String,
   mode: ModeSchema,
   clientId: Schema.String,
-  createdAt: Schema.String,
-  revokedAt: Schema.NullOr(Schema.String)
+  createdAt: Timestamp,
+  revokedAt: Schema.NullOr(Timestamp)
 })
 export const ApiKeyCreated = Schema.Struct({ id: Schema.String, mode: ModeSchema, clientId: Schema.String, clientSecret: Schema.String })
 export const ProviderView = Schema.Struct({
   mode: ModeSchema,
   provider: Schema.String.annotations({ description: "`sandbox`, `paystack`, or `none` (live mode with no provider connected)." }),
-  connectedAt: Schema.NullOr(Schema.String).annotations({ description: "When the real provider was connected; null for the sandbox." }),
+  connectedAt: Schema.NullOr(Timestamp).annotations({ description: "When the real provider was connected; null for the sandbox." }),
   keyHint: Schema.NullOr(Schema.String).annotations({ description: "The last 4 characters of the connected secret key; never the key." }),
   preferredBank: Schema.NullOr(Schema.String).annotations({ description: "Paystack: the partner bank (slug) new dedicated accounts are opened at." }),
   contractCode: Schema.optional(Schema.String).annotations({ description: "Monnify: the contract code reserved accounts are made under." }),
@@ -102,6 +104,8 @@ export class DashboardPublicApi extends HttpApiGroup.make("dashboardPublic")
       .addSuccess(TokenResponse)
       .addError(Unauthorized)
   )
+  .annotate(OpenApi.Title, "Dashboard sign-up and login")
+  .annotate(OpenApi.Description, "Create a tenant with its first Owner, and log in to the dashboard plane.")
 {}
 
 export class DashboardApi extends HttpApiGroup.make("dashboard")
@@ -139,4 +143,6 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
   // Every dashboard operation checks the plane (and most the role): 403 otherwise.
   .addError(Forbidden)
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Dashboard")
+  .annotate(OpenApi.Description, "The signed-in tenant: its profile, onboarding, users, API keys and bank provider.")
 {}

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { BadRequest, BadGateway, Conflict, Forbidden, NotFound } from "../../contract/Problems.js"
 import { Authentication } from "../Security.js"
@@ -34,4 +34,6 @@ export class VirtualAccountsApi extends HttpApiGroup.make("virtualAccounts")
   )
   .add(HttpApiEndpoint.del("delete")`/api/v1/virtual-accounts/${accountRef}`.addSuccess(HttpApiSchema.NoContent).addError(NotFound).addError(Conflict))
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Virtual accounts")
+  .annotate(OpenApi.Description, "Dedicated NUBANs, one per customer or invoice, with the amount expected and what has been paid.")
 {}

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
 import { CreateRule, DryRunAnswer, Rule, RuleDryRunRequest, Flow, FlowDryRunRequest, FlowInput, FlowRun } from "../../contract/Automation.js"
@@ -13,6 +13,8 @@ export class RulesApi extends HttpApiGroup.make("rules")
   .add(HttpApiEndpoint.post("dryRun", "/api/v1/rules/dry-run").setPayload(RuleDryRunRequest).addSuccess(DryRunAnswer))
   .add(HttpApiEndpoint.del("delete")`/api/v1/rules/${id}`.addSuccess(HttpApiSchema.NoContent).addError(Forbidden).addError(NotFound))
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Money rules")
+  .annotate(OpenApi.Description, "Standing rules run on each reconciled deposit (hold, flag, sweep).")
 {}
 
 export class FlowsApi extends HttpApiGroup.make("flows")
@@ -31,4 +33,6 @@ export class FlowsApi extends HttpApiGroup.make("flows")
   )
   .add(HttpApiEndpoint.post("dryRun")`/api/v1/flows/${id}/dry-run`.setPayload(FlowDryRunRequest).addSuccess(DryRunAnswer).addError(Forbidden).addError(NotFound))
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Payment flows")
+  .annotate(OpenApi.Description, "Multi-step automations triggered by deposits, with their runs.")
 {}

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { PositiveKobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
@@ -22,4 +22,6 @@ export class BillingApi extends HttpApiGroup.make("billing")
   .add(HttpApiEndpoint.post("cancel")`/api/v1/billing/schedules/${id}/cancel`.addSuccess(Schedule).addError(NotFound).addError(Forbidden))
   .add(HttpApiEndpoint.get("periods")`/api/v1/billing/schedules/${id}/periods`.setUrlParams(TakeParams).addSuccess(listOf(Period)).addError(NotFound))
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Recurring billing")
+  .annotate(OpenApi.Description, "Schedules that bill a virtual account every period, with their periods.")
 {}

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
 import { CheckoutSession, CheckoutSnapshot, CreateCheckoutSession } from "../../contract/Checkout.js"
@@ -9,6 +9,8 @@ const token = HttpApiSchema.param("token", Schema.String)
 export class CheckoutApi extends HttpApiGroup.make("checkout")
   .add(HttpApiEndpoint.post("createSession", "/api/v1/checkout/sessions").setPayload(CreateCheckoutSession).addSuccess(CheckoutSession, { status: 201 }).addError(NotFound))
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Live checkout")
+  .annotate(OpenApi.Description, "Checkout sessions a payer's page follows live.")
 {}
 
 /** Authorised by the opaque checkout token alone; exposes payment state only. */
@@ -26,4 +28,6 @@ export class CheckoutPublicApi extends HttpApiGroup.make("checkoutPublic")
       .addError(TooManyRequests)
   )
   .addError(NotFound)
+  .annotate(OpenApi.Title, "Live checkout (payer)")
+  .annotate(OpenApi.Description, "The payer's view of a checkout session: no bearer token, the session token is the key.")
 {}

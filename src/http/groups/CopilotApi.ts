@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
 import { BadRequest, Forbidden } from "../../contract/Problems.js"
@@ -14,4 +14,6 @@ export class CopilotApi extends HttpApiGroup.make("copilot")
   )
   .addError(Forbidden)
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Copilot")
+  .annotate(OpenApi.Description, "Questions about your collections answered in words, with the figures they rest on.")
 {}

@@ -1,16 +1,16 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { BadGateway, Conflict, Forbidden, NotFound, Unprocessable, Unauthorized } from "../../contract/Problems.js"
 import { Refund } from "../../contract/Transfers.js"
 import { Authentication } from "../Security.js"
-import { AccountNumber, BankCode, Body, OptionalBody, CaseInsensitiveLiteral, DateTimeParam, PageParams, Reference, listOf } from "../../contract/Schemas.js"
+import { AccountNumber, BankCode, Body, OptionalBody, CaseInsensitiveLiteral, DateTimeParam, PageParams, Reference, listOf, Timestamp } from "../../contract/Schemas.js"
 import { ReconciliationStatus, Transaction, TransactionStatus } from "../../contract/Deposits.js"
 import { PositiveKobo } from "../../domain/Money.js"
 import { ReceiverResult } from "./ProvidersApi.js"
 
 export const TransactionSummary = Schema.Struct({
-  from: Schema.NullOr(Schema.String),
-  to: Schema.NullOr(Schema.String),
+  from: Schema.NullOr(Timestamp),
+  to: Schema.NullOr(Timestamp),
   total: Schema.Struct({ count: Schema.Int, amountKobo: Schema.Int }),
   successful: Schema.Struct({ count: Schema.Int, amountKobo: Schema.Int }),
   failed: Schema.Struct({ count: Schema.Int, amountKobo: Schema.Int }),
@@ -64,6 +64,8 @@ export class TransactionsApi extends HttpApiGroup.make("transactions")
       .addError(Conflict)
   )
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Deposits")
+  .annotate(OpenApi.Description, "Bank transfers received into virtual accounts, as reconciled transactions; refunds and risk reviews.")
 {}
 
 /**
@@ -80,7 +82,7 @@ export const SandboxWebhook = Schema.Struct({
   senderAccountNumber: Schema.optional(Schema.NullOr(Schema.String)),
   senderBankCode: Schema.optional(Schema.NullOr(Schema.String)),
   narration: Schema.optional(Schema.NullOr(Schema.String)),
-  paidAt: Schema.String.annotations({ description: "ISO-8601 date-time of the transfer." }),
+  paidAt: Timestamp.annotations({ description: "ISO-8601 date-time of the transfer." }),
   reversedSessionId: Schema.optional(Schema.NullOr(Schema.String)).annotations({ description: "For a reversal: the session id it reverses." })
 }).annotations({ identifier: "SandboxWebhook", description: "The sandbox provider's inbound transfer webhook." })
 
@@ -100,4 +102,6 @@ export class ReceiverApi extends HttpApiGroup.make("receiver")
   // 400 malformed or invalid body, 401 missing or wrong signature, 404 unknown provider or merchant.
   .addError(Unauthorized)
   .addError(NotFound)
+  .annotate(OpenApi.Title, "Provider callbacks")
+  .annotate(OpenApi.Description, "Inbound webhooks from the bank provider (deposits and transfer outcomes), signed by the provider.")
 {}

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
 import { InsightsAging, InsightsCustomers, InsightsForecast, InsightsOverview } from "../../contract/Insights.js"
@@ -30,4 +30,6 @@ export class InsightsApi extends HttpApiGroup.make("insights")
   .add(HttpApiEndpoint.get("customers", "/api/v1/insights/customers").setUrlParams(Schema.Struct({ take: Schema.optional(Take) })).addSuccess(InsightsCustomers).addError(BadRequest))
   .addError(Forbidden)
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Insights")
+  .annotate(OpenApi.Description, "Collection figures: overview, aging, forecast and customers.")
 {}

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Forbidden, NotFound } from "../../contract/Problems.js"
 import { PositiveKobo } from "../../domain/Money.js"
@@ -29,4 +29,6 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
   .add(HttpApiEndpoint.get("clock", "/api/v1/sandbox/clock").addSuccess(SandboxClock).addError(Forbidden))
   .add(HttpApiEndpoint.post("advanceClock", "/api/v1/sandbox/clock/advance").setPayload(AdvanceSandboxClock).addSuccess(SandboxClock).addError(Forbidden))
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Sandbox")
+  .annotate(OpenApi.Description, "Test-mode tools: simulate a deposit, read and advance the sandbox clock.")
 {}

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
 import { BadGateway, BadRequest, Conflict, Forbidden, NotFound } from "../../contract/Problems.js"
@@ -21,6 +21,8 @@ export class SubMerchantsApi extends HttpApiGroup.make("subMerchants")
   )
   .add(HttpApiEndpoint.get("balance")`/api/v1/sub-merchants/${id}/balance`.addSuccess(SubMerchantBalance).addError(NotFound))
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Sub-merchants")
+  .annotate(OpenApi.Description, "Businesses the tenant collects for, each with its payout account and balance.")
 {}
 
 export class SettingsApi extends HttpApiGroup.make("settings")
@@ -32,6 +34,8 @@ export class SettingsApi extends HttpApiGroup.make("settings")
   .add(HttpApiEndpoint.get("getSplits", "/api/v1/settings/splits").addSuccess(SplitPlan))
   .add(HttpApiEndpoint.put("putSplits", "/api/v1/settings/splits").setPayload(PutSplits).addSuccess(SplitPlan).addError(BadRequest).addError(Forbidden))
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Settlement settings")
+  .annotate(OpenApi.Description, "Where and when collected money is settled, and how it is split.")
 {}
 
 const ref = HttpApiSchema.param("ref", Schema.String)
@@ -52,4 +56,6 @@ export class SettlementsApi extends HttpApiGroup.make("settlements")
   .add(HttpApiEndpoint.post("release")`/api/v1/settlements/${ref}/release`.addSuccess(Hold).addError(NotFound).addError(Conflict))
   .addError(Forbidden)
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Settlements")
+  .annotate(OpenApi.Description, "Settlement runs paying collected money out, and holds on deposits.")
 {}

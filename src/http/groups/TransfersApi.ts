@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { PositiveKobo } from "../../domain/Money.js"
 import { Authentication } from "../Security.js"
@@ -42,4 +42,6 @@ export class TransfersApi extends HttpApiGroup.make("transfers")
   .add(HttpApiEndpoint.get("get")`/api/v1/transfers/${merchantTxRef}`.addSuccess(Transfer).addError(NotFound))
   .add(HttpApiEndpoint.get("balance", "/api/v1/balance").addSuccess(Balance))
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Transfers")
+  .annotate(OpenApi.Description, "Money out to Nigerian bank accounts: name enquiry, payouts and the available balance.")
 {}

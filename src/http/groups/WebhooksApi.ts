@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Conflict, Forbidden, NotFound } from "../../contract/Problems.js"
 import { Authentication } from "../Security.js"
@@ -25,4 +25,6 @@ export class WebhookEndpointsApi extends HttpApiGroup.make("webhookEndpoints")
   // An API key, or a dashboard Owner/Admin: a Member gets 403.
   .addError(Forbidden)
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Webhooks")
+  .annotate(OpenApi.Description, "Your endpoints for signed outbound events, and their deliveries.")
 {}
