@@ -1,9 +1,10 @@
 import { Clock, Duration, Effect, Ref, Schedule } from "effect"
+import { outageLog } from "../src/OutageLog.js"
 
 /**
  * A worker's loop: `pass` on a `Schedule` of the fiber's Clock (every `intervalMs`, the first after one interval), so a
  * test forks the loop on a TestClock and drives it with `adjust`; each pass itself runs on the wall clock, so its
- * timeouts and leases are real time. A failed pass is logged and the loop goes on.
+ * timeouts and leases are real time. A failed pass is logged (an outage once, as src/OutageLog.ts tells) and the loop goes on.
  */
 export const passesEvery = <A, E, R>(
   what: string,
@@ -12,12 +13,15 @@ export const passesEvery = <A, E, R>(
   onPass: (result: A) => Effect.Effect<void>
 ) => {
   const wall = Clock.make()
-  const once = pass.pipe(
-    Effect.withClock(wall),
-    Effect.tap(onPass),
-    Effect.catchAllCause((cause) => Effect.logError(`${what} pass failed`, cause))
-  )
-  return Effect.schedule(once, Schedule.spaced(Duration.millis(intervalMs)))
+  return Effect.flatMap(outageLog(what), (outages) => {
+    const once = pass.pipe(
+      Effect.withClock(wall),
+      Effect.tap(onPass),
+      Effect.zipLeft(outages.succeeded()),
+      Effect.catchAllCause((cause) => outages.failed(cause))
+    )
+    return Effect.schedule(once, Schedule.spaced(Duration.millis(intervalMs)))
+  })
 }
 
 /**

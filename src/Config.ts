@@ -73,6 +73,11 @@ export interface AppConfig {
   readonly providerSyncWindowHours: number
   /** PUBLIC_URL: the service's public origin, for the webhook URL a tenant pastes into its provider's dashboard. */
   readonly publicUrl: Option.Option<string>
+  /**
+   * METRICS_TOKEN: when set, `GET /metrics` answers only `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise); unset
+   * (or absent, as in a configuration built by hand), it is open. Redacted: never logged.
+   */
+  readonly metricsToken?: Option.Option<Redacted.Redacted<string>>
 }
 
 const emptyAsNone = (c: Config.Config<Option.Option<string>>) =>
@@ -162,6 +167,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
     Config.withDefault(48),
     Config.validate({ message: "PROVIDER_SYNC_WINDOW_HOURS must be 1..720", validation: (n) => n >= 1 && n <= 720 })
   ),
+  metricsToken: emptyAsNone(Config.option(Config.string("METRICS_TOKEN"))).pipe(Config.map(Option.map(Redacted.make))),
   publicUrl: emptyAsNone(Config.option(Config.string("PUBLIC_URL"))).pipe(
     Config.validate({ message: "PUBLIC_URL must be an http(s) URL", validation: (o) => Option.isNone(o) || isHttpUrl(o.value) }),
     Config.map(Option.map((u) => u.replace(/\/+$/, "")))

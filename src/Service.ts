@@ -8,7 +8,7 @@ import { ReceiverFastPathLive } from "./http/ReceiverFastPath.js"
 import { HttpLive } from "./http/Server.js"
 import { AppConfigLive, LoggingLive } from "./Runtime.js"
 import { DownstreamWorkersLive, ReconcilerLive, ServicesLive, WorkersLive } from "./Services.js"
-import { isReconcilerThread, NoWorkerThread, runAsWorkerThread, WorkerThreadLive, WorkerThreadWatch } from "./WorkerThread.js"
+import { isReconcilerThread, MetricsToParentLive, NoWorkerThread, runAsWorkerThread, WorkerThreadLive, WorkerThreadWatch } from "./WorkerThread.js"
 
 const HttpServerLive = Layer.unwrapEffect(
   Effect.map(AppConfigTag, (c) => NodeServerLive({ port: c.port, host: c.host }))
@@ -37,6 +37,7 @@ const Roles = Layer.unwrapEffect(
   Effect.map(AppConfigTag, (c) => {
     const api = Layer.merge(HttpLive, ReceiverFastPathLive).pipe(Layer.provide(HttpServerLive))
     if (c.role === "api") return Layer.merge(api, NoWorkerThread)
+    if (c.role === "worker" && isReconcilerThread && parentPort !== null) return Layer.mergeAll(ReconcilerLive, MetricsToParentLive(parentPort), NoWorkerThread)
     if (c.role === "worker") return Layer.merge(isReconcilerThread ? ReconcilerLive : WorkersLive, NoWorkerThread)
     if (c.workerThread && Option.isSome(c.databaseUrl) && Option.isSome(c.natsUrl)) {
       // The reconciler holds one transaction per partition at a time (plus a poison write now and then).

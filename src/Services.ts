@@ -17,6 +17,8 @@ import { ensureTopology } from "../streams/Topology.js"
 import { InProcessReconciledBusLive, JetStreamReconciledBusLive } from "../streams/ReconciledBus.js"
 import { AppConfigTag } from "./Config.js"
 import { TableStatsKeeperLive } from "./db/TableStats.js"
+import { MetricsLive } from "./Metrics.js"
+import { OutageLogsLive } from "./OutageLog.js"
 
 /**
  * JetStream when NATS_URL is set; otherwise the in-process buses of the embedded default. Also the `subscribe` port
@@ -46,7 +48,8 @@ export const BusesLive = Layer.unwrapEffect(
  */
 export const makeServices = <E, R>(provider: Layer.Layer<BankProvider, E, R>) => {
   const staged: ReadonlyArray<Staged> = [
-    [Stage.base, ConsumersLive],
+    // A fresh metrics registry and outage logs per service (src/Metrics.ts, src/OutageLog.ts).
+    [Stage.base, Layer.mergeAll(ConsumersLive, MetricsLive, OutageLogsLive)],
     [Stage.platform, Layer.merge(provider, BusesLive)],
     ...CAPABILITIES.flatMap((c: Capability) => c.services ?? [])
   ]

@@ -1,9 +1,10 @@
-import { Context, Deferred, Effect, Exit, Fiber, Layer } from "effect"
+import { Context, Deferred, Effect, Exit, Fiber, Layer, Schedule } from "effect"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { isMainThread, type MessagePort, Worker, workerData } from "node:worker_threads"
+import { Metrics, type MetricsShape } from "./Metrics.js"
 
 /** Whether this thread is the reconciler's thread that WorkerThreadLive started (the workerData it gives). */
 export const isReconcilerThread = !isMainThread && (workerData as { reconcilerOnly?: unknown } | null)?.reconcilerOnly === true
@@ -58,11 +59,16 @@ export const WorkerThreadLive = (entry: URL, env: Record<string, string> = {}) =
     WorkerThreadWatch,
     Effect.gen(function* () {
       const gone = yield* Deferred.make<never, Error>()
+      const metrics = yield* Metrics
       let stopping = false
       const worker = yield* Effect.acquireRelease(
         Effect.sync(() => {
           const [source, how] = workerEntry(entry)
           const w = new Worker(source, { ...how, name: "collections-worker", env: { ...process.env, ...env, SERVICE_ROLE: "worker" }, workerData: { reconcilerOnly: true } })
+          // The thread's counts (the reconciler's): summed into this thread's /metrics (MetricsToParentLive).
+          w.on("message", (m: unknown) => {
+            if (isMetricsMessage(m)) metrics.setThreadSnapshot(m.values)
+          })
           w.on("error", (e) => void Deferred.unsafeDone(gone, Exit.fail(new Error(`the worker thread failed: ${e.message}`))))
           w.on("exit", (code) => {
             if (!stopping) Deferred.unsafeDone(gone, Exit.fail(new Error(`the worker thread exited (code ${code})`)))
@@ -83,6 +89,31 @@ export const WorkerThreadLive = (entry: URL, env: Record<string, string> = {}) =
       )
       yield* Effect.logInfo(`reconciler running on thread ${worker.threadId}`)
       return { failed: Deferred.await(gone) }
+    })
+  )
+
+/** How often the worker thread posts its counts to the main thread. */
+const METRICS_EVERY = "1 second"
+
+interface MetricsMessage {
+  readonly type: "metrics"
+  readonly values: Parameters<MetricsShape["setThreadSnapshot"]>[0]
+}
+const isMetricsMessage = (m: unknown): m is MetricsMessage => typeof m === "object" && m !== null && (m as { type?: unknown }).type === "metrics"
+
+/**
+ * The worker thread's side of /metrics: every METRICS_EVERY, its registry's counts so far (not deltas, so a message
+ * lost changes nothing) go to the main thread over the thread's own message port, which sums them into each scrape
+ * (prom-client's AggregatorRegistry, made for cluster workers). One small message a second; nothing per deposit.
+ */
+export const MetricsToParentLive = (parent: MessagePort) =>
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const metrics = yield* Metrics
+      const post = Effect.promise(() => metrics.snapshot()).pipe(
+        Effect.flatMap((values) => Effect.sync(() => parent.postMessage({ type: "metrics", values } satisfies MetricsMessage)))
+      )
+      yield* post.pipe(Effect.repeat(Schedule.spaced(METRICS_EVERY)), Effect.forkScoped)
     })
   )
 

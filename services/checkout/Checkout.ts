@@ -10,6 +10,7 @@ import type { Scope } from "../../src/domain/Mode.js"
 import { integerFromEnv } from "../../src/EnvInteger.js"
 import { Subscribe } from "../../streams/Subscribe.js"
 import { makeSwappableClock } from "../Passes.js"
+import { Metrics } from "../../src/Metrics.js"
 
 export interface CheckoutSettingsShape {
   /** A comment line on every open stream this often, so proxies keep it open and a lost payment event is caught up. */
@@ -60,6 +61,7 @@ export class Checkout extends Effect.Service<Checkout>()("services/checkout/Chec
     const subscribe = yield* Subscribe
     const clock = yield* CheckoutClock
     const open = yield* Ref.make({ total: 0, byToken: new Map<string, number>() })
+    const metrics = yield* Metrics
 
     const now = Effect.flatMap(clock.current, (c) => c.currentTimeMillis)
 
@@ -139,16 +141,17 @@ export class Checkout extends Effect.Service<Checkout>()("services/checkout/Chec
             message: `Too many open checkout streams (at most ${settings.maxStreamsPerToken} per token and ${settings.maxStreams} per server); close one, or poll the snapshot.`
           })
         }
+        metrics.checkoutStreams.inc()
       })
 
     const release = (token: string) =>
-      Ref.update(open, (o) => {
+      Effect.sync(() => metrics.checkoutStreams.dec()).pipe(Effect.zipRight(Ref.update(open, (o) => {
         const byToken = new Map(o.byToken)
         const mine = (byToken.get(token) ?? 1) - 1
         if (mine <= 0) byToken.delete(token)
         else byToken.set(token, mine)
         return { total: Math.max(0, o.total - 1), byToken }
-      })
+      })))
 
     /**
      * The stream of a token, as SSE text: the snapshot at once (`event: snapshot`; after a reconnect with

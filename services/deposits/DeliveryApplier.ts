@@ -4,6 +4,8 @@ import type { Reconciler, ReconcileResult } from "./Reconciler.js"
 import type { Item, Owned, PartitionOwnership } from "./PartitionOwnership.js"
 import { type Delivery, type DepositBusShape, type DepositEnvelope, isDecoded } from "../../streams/DepositBus.js"
 import { type Claim, LeaseLost } from "../../streams/PartitionLeases.js"
+import type { MetricsShape } from "../../src/Metrics.js"
+import { type OutageLog, outageOf } from "../../src/OutageLog.js"
 
 const isLeaseLost = (e: unknown): e is LeaseLost => e instanceof LeaseLost
 
@@ -17,8 +19,12 @@ export const makeDeliveryApplier = (deps: {
   readonly sql: SqlClient.SqlClient
   /** Absent on a bus one process reads whole (the in-process bus). */
   readonly ownership: PartitionOwnership | undefined
+  /** Counts reconciled deposits, once per committed batch. */
+  readonly metrics: MetricsShape
+  /** Postgres away: one warning and one recovery line, not a warning per deposit (src/OutageLog.ts). */
+  readonly outages: OutageLog
 }) => {
-  const { bus, reconciler, sql, ownership } = deps
+  const { bus, reconciler, sql, ownership, metrics, outages } = deps
 
   const fenceFor = (items: ReadonlyArray<Item>) => (ownership === undefined ? undefined : ownership.fenceFor(items))
   const dropLost = (lost: ReadonlyArray<Claim>, candidates: ReadonlyArray<Owned>) =>
@@ -53,12 +59,16 @@ export const makeDeliveryApplier = (deps: {
       Effect.retry({ schedule: retryInPlace, while: (e) => !isLeaseLost(e) }),
       Effect.exit,
       Effect.flatMap((exit) => {
-        if (Exit.isSuccess(exit)) return settle(d, envelope, exit.value)
+        if (Exit.isSuccess(exit)) {
+          metrics.depositsReconciled.inc()
+          return Effect.zipRight(outages.succeeded(), settle(d, envelope, exit.value))
+        }
         if (Cause.isInterruptedOnly(exit.cause)) return Effect.void
         const lost = Option.filter(Cause.failureOption(exit.cause), isLeaseLost)
         if (Option.isSome(lost)) return dropLost(lost.value.lost, item.owned ? [item.owned] : [])
         if (d.deliveryCount >= bus.maxDeliver) return recordPoison(d, `failed ${d.deliveryCount} deliveries: ${Cause.pretty(exit.cause).slice(0, 500)}`)
-        return Effect.logWarning(`deposit ${envelope.reference} failed; redelivering`, exit.cause).pipe(
+        const log = outageOf(exit.cause) === undefined ? Effect.logWarning(`deposit ${envelope.reference} failed; redelivering`, exit.cause) : outages.failed(exit.cause)
+        return log.pipe(
           Effect.zipRight(d.nak(Math.min(30_000, 500 * 2 ** d.deliveryCount)))
         )
       })
@@ -80,10 +90,11 @@ export const makeDeliveryApplier = (deps: {
       Effect.exit,
       Effect.flatMap((exit) => {
         if (Exit.isSuccess(exit)) {
-          return Effect.zipRight(
+          metrics.depositsReconciled.inc(decoded.length)
+          return Effect.zipRight(outages.succeeded(), Effect.zipRight(
             Effect.forEach(decoded, ({ item, envelope }, i) => settle(item.d, envelope, exit.value[i]!), { discard: true }),
             Effect.forEach(batch.filter((i) => !isDecoded(i.d.envelope)), handle, { discard: true })
-          )
+          ))
         }
         if (Cause.isInterruptedOnly(exit.cause)) return Effect.void
         const lost = Option.filter(Cause.failureOption(exit.cause), isLeaseLost)

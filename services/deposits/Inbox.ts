@@ -5,6 +5,7 @@ import { type Column, insertFromJson } from "../../src/db/InsertFromJson.js"
 import { integerArray } from "../../src/db/PgArray.js"
 import type { DepositEnvelope } from "../../streams/DepositBus.js"
 import type { SandboxEvent } from "./SandboxEvent.js"
+import { outageLog } from "../../src/OutageLog.js"
 
 export interface InboxRow {
   readonly id: number
@@ -42,6 +43,7 @@ const INBOX_COLUMNS: ReadonlyArray<Column<Omit<InboxRow, "id" | "reconciledAt">>
 export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
   scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const markOutages = yield* outageLog("published marks", "mark writes")
 
     /**
      * Inserts several events in ONE statement (one commit); per row, in order: its envelope and whether its NUBAN is
@@ -98,7 +100,9 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
             SELECT id FROM inbound_events WHERE id = ANY(${integerArray(ids)}::bigint[]) AND published_at IS NULL AND reconciled_at IS NULL
             FOR UPDATE SKIP LOCKED)`.pipe(
             Effect.asVoid,
-            Effect.catchAllCause((c) => Effect.logWarning("could not write published marks; the sweeper may re-feed those rows", c))
+            Effect.zipLeft(markOutages.succeeded()),
+            // Postgres away: one warning and one recovery line (src/OutageLog.ts); the sweeper may re-feed those rows.
+            Effect.catchAllCause((c) => markOutages.failed(c))
           )
     yield* Effect.addFinalizer(() => Effect.flatMap(Queue.takeAll(marks), (batches) => writeMarks(Chunk.toReadonlyArray(batches).flatMap((b) => b.ids))))
     // Idle until a mark arrives (no timer while nothing happens), then a second for the rest to gather; what is

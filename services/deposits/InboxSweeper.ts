@@ -2,6 +2,7 @@ import { Effect, Layer } from "effect"
 import { pacedPasses } from "../../src/Pacing.js"
 import { envelopeOf, Inbox } from "./Inbox.js"
 import { DepositBus } from "../../streams/DepositBus.js"
+import { outageLog } from "../../src/OutageLog.js"
 
 /** Every 2 s while it finds rows (or the bus is down); after empty passes the wait doubles up to 16 s. */
 export const SWEEP_PACE = { baseMs: 2_000, idleMaxMs: 16_000 } as const
@@ -20,19 +21,14 @@ export const sweepOnce = Effect.gen(function* () {
 })
 
 /**
- * Paced by SWEEP_PACE. While the bus is unavailable (NATS down) each pass fails; the first failure of a run is logged
- * as a warning and then one a minute, not one every two seconds for the whole outage.
+ * Paced by SWEEP_PACE. While the bus is unavailable (NATS down) or Postgres is, each pass fails: one warning when that
+ * begins and one line when it ends (src/OutageLog.ts), not one every two seconds for the whole outage.
  */
 export const InboxSweeperLive = Layer.scopedDiscard(
-  Effect.suspend(() => {
-    let failures = 0
-    const pass = sweepOnce.pipe(
-      Effect.tap(() => Effect.sync(() => void (failures = 0))),
-      Effect.catchAll((e) =>
-        (failures++ % 30 === 0 ? Effect.logWarning(`sweeper could not publish; will retry: ${e.message}`) : Effect.logDebug(`sweeper could not publish: ${e.message}`)).pipe(Effect.as(-1))
-      )
-    )
-    // A failed pass (-1) counts as work found: it is tried again after the base wait.
-    return pacedPasses(SWEEP_PACE, pass, (n) => n !== 0, { onFailure: (cause) => Effect.logError("inbox sweeper pass failed", cause) }).pipe(Effect.forkScoped)
+  Effect.gen(function* () {
+    const outages = yield* outageLog("inbox sweeper", "sweeps")
+    // The bus unavailable (NATS down): the pass fails with a BusError, which the log reads as NATS being away.
+    return yield* pacedPasses(SWEEP_PACE, sweepOnce, (n) => n !== 0, { outages }).pipe(Effect.forkScoped)
   })
 )
+

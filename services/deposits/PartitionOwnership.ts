@@ -1,6 +1,7 @@
 import { Chunk, Effect, Fiber, Queue, Schedule, Stream } from "effect"
 import type { Delivery, PartitionedDeliveries } from "../../streams/DepositBus.js"
 import { type Claim, makePartitionLeases } from "../../streams/PartitionLeases.js"
+import { outageLog } from "../../src/OutageLog.js"
 
 /**
  * One ownership of a partition of a partitioned bus, in this process: live until the lease is lost or handed back.
@@ -28,6 +29,9 @@ export type PartitionOwnership = Effect.Effect.Success<ReturnType<typeof makePar
  */
 export const makePartitionOwnership = (partitioned: PartitionedDeliveries, leaseMs: number) =>
   Effect.gen(function* () {
+    // Postgres or NATS away: one warning per component and one recovery line (src/OutageLog.ts), not one per beat.
+    const leaseOutages = yield* outageLog("partition leases", "lease beats")
+    const readOutages = yield* outageLog("deposit partitions", "partition consumers")
     /** The partitions this process owns now, by partition. */
     const owned = new Map<number, Owned>()
     const leases = yield* makePartitionLeases({ key: partitioned.key, partitions: partitioned.count, leaseMs })
@@ -81,10 +85,11 @@ export const makePartitionOwnership = (partitioned: PartitionedDeliveries, lease
               const items = Chunk.toReadonlyArray(chunk).map((d): Item => ({ d, owned: o }))
               for (const i of items) held.add(i)
               o.inFlight += items.length
-              return Queue.offerAll(queues[o.claim.partition % fibers]!, items)
+              // Deliveries again after a failure: the outage of this partition's consumer is over.
+              return Effect.zipRight(readOutages.succeeded(`partition ${o.claim.partition}`), Queue.offerAll(queues[o.claim.partition % fibers]!, items))
             }),
             Effect.catchTag("PartitionSuperseded", () => dropLost([o.claim], [o])),
-            Effect.tapErrorCause((c) => Effect.logError(`deposit partition ${o.claim.partition}: consumer stopped; restarting`, c)),
+            Effect.tapErrorCause((c) => readOutages.failed(c, `partition ${o.claim.partition}`)),
             Effect.retry({ schedule: Schedule.spaced("1 second"), while: () => o.live }),
             Effect.catchAllCause(() => Effect.void)
           )
@@ -132,7 +137,8 @@ export const makePartitionOwnership = (partitioned: PartitionedDeliveries, lease
         // Every third of a lease; while the bus is unreachable (as at start-up, until the link is up) it looks again soon.
         const every = Math.max(100, Math.floor(leaseMs / 3))
         yield* tick.pipe(
-          Effect.catchAllCause((c) => Effect.as(Effect.logWarning("could not renew or take deposit partitions; trying again", c), true)),
+          Effect.tap((ran) => (ran ? leaseOutages.succeeded() : Effect.void)),
+          Effect.catchAllCause((c) => Effect.as(leaseOutages.failed(c), true)),
           Effect.flatMap((ran) => Effect.sleep(ran ? every : 100)),
           Effect.forever,
           Effect.forkScoped

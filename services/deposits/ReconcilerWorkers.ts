@@ -6,6 +6,8 @@ import { Reconciler } from "./Reconciler.js"
 import { AppConfigTag, DEFAULT_RECONCILER_LEASE_MS } from "../../src/Config.js"
 import { DepositBus, isDecoded, type PartitionedDeliveries } from "../../streams/DepositBus.js"
 import { depositPartition } from "../../streams/Topology.js"
+import { Metrics } from "../../src/Metrics.js"
+import { outageLog } from "../../src/OutageLog.js"
 
 const PARTITION_BUFFER = 1024
 /**
@@ -29,7 +31,8 @@ const make = Effect.gen(function* () {
   const ownership = partitioned === undefined ? undefined : yield* makePartitionOwnership(partitioned, leaseMs)
 
   // Applying: DeliveryApplier.ts.
-  const { handleBatch } = makeDeliveryApplier({ bus, reconciler, sql, ownership })
+  const { handleBatch } = makeDeliveryApplier({ bus, reconciler, sql, ownership, metrics: yield* Metrics, outages: yield* outageLog("reconciler", "deposit batches") })
+  const consumerOutages = yield* outageLog("deposit consumer", "restarts")
 
   /**
    * Every delivery this process holds (queued, or in its running batch) until it is settled. On a bus with an
@@ -81,12 +84,12 @@ const make = Effect.gen(function* () {
         byQueue[q]!.push(item)
         held.add(item)
       }
-      return Effect.forEach(queues, (q, i) => {
+      return Effect.zipRight(consumerOutages.succeeded(), Effect.forEach(queues, (q, i) => {
         const items = byQueue[i]!
         return items.length === 0 ? Effect.void : Queue.offerAll(q, items)
-      }, { discard: true })
+      }, { discard: true }))
     }),
-    Effect.tapErrorCause((c) => Effect.logError("deposit consumer stopped; restarting", c)),
+    Effect.tapErrorCause((c) => consumerOutages.failed(c)),
     Effect.retry(Schedule.spaced("1 second")),
     Effect.forkScoped
   )

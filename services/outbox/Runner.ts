@@ -4,6 +4,8 @@ import type { EventType } from "../../src/contract/Events.js"
 import { delayBeforeRetry } from "../../src/domain/RetrySchedule.js"
 import { type ConsumedEvent, type Consumer, type DecodedEvent, decodingOf, MalformedEvent, type RawConsumer } from "./Consumers.js"
 import { OutboxWakeups } from "./Wakeups.js"
+import { Metrics } from "../../src/Metrics.js"
+import { outageLog, outageOf } from "../../src/OutageLog.js"
 
 /**
  * The one runner every downstream consumer of committed outbox events uses. Each pass is ONE transaction: claim up to `batchSize` of the consumer's due pending rows (in outbox id order), run the handler on them and delete them. The handler's Postgres writes commit with the delete
@@ -67,7 +69,12 @@ export interface PassReport {
   readonly failed: number
   /** Another loop (this process's or another's) had the consumer's turn: nothing was looked at. */
   readonly busy?: boolean
+  /** The pass failed as a whole for an outage (Postgres away): the loop pauses FAILED_PASS_PAUSE_MS and tries again. */
+  readonly failedPass?: boolean
 }
+
+/** The pause after a pass that failed as a whole: short, so the runner is back soon after an outage ends. */
+const FAILED_PASS_PAUSE_MS = 1_000
 
 const keyOf = (e: ConsumedEvent) => `${e.tenantId}\u0000${e.mode}\u0000${e.subjectKey}`
 
@@ -83,6 +90,9 @@ export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer:
     const options: RunnerOptions = { ...DEFAULT_RUNNER_OPTIONS, ...overrides }
     const sql = yield* SqlClient.SqlClient
     const name = consumer.name
+    const metrics = yield* Metrics
+    // One "consumers" component for every consumer's loops: one warning per outage, not one per consumer and pass.
+    const outages = yield* outageLog("consumers", "consumer passes")
     const decoding = yield* Effect.sync(() => decodingOf(consumer))
     const wake = yield* Queue.sliding<void>(1)
     // The retries this runner scheduled that no pass has reached yet (its idle pause ends at the earliest), and the
@@ -140,12 +150,14 @@ export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer:
             INSERT INTO consumer_dead_letters (consumer, outbox_id, attempts, last_error)
             SELECT consumer, outbox_id, ${attempts}, ${error} FROM d
             ON CONFLICT (consumer, outbox_id) DO UPDATE SET attempts = EXCLUDED.attempts, last_error = EXCLUDED.last_error, dead_lettered_at = now()`
+          metrics.consumerEvents.inc({ consumer: name, outcome: "dead_letter" })
           return yield* Effect.logWarning(
             malformed ? `consumer ${name}: malformed event dead-lettered at once: ${error}` : `consumer ${name}: event dead-lettered after ${attempts} attempts: ${error}`
           )
         }
         const nextAttemptAt = new Date(nowMs + Duration.toMillis(delay.value))
         retryTimes.push(nextAttemptAt.getTime())
+        metrics.consumerEvents.inc({ consumer: name, outcome: "retry" })
         yield* sql`
           UPDATE outbox_pending SET attempts = ${attempts}, last_error = ${error}, next_attempt_at = ${nextAttemptAt}
           WHERE consumer = ${name} AND outbox_id = ${e.outboxId}`
@@ -207,16 +219,25 @@ export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer:
         return { claimed: claimed.length, handled: each.handled, failed: each.failed + malformed }
       })
     ).pipe(
-      Effect.tap((r) => (r.handled > 0 && options.onCommitted ? options.onCommitted(r.handled) : Effect.void)),
+      Effect.tap((r) => {
+        if (r.handled > 0) metrics.consumerEvents.inc({ consumer: name, outcome: "handled" }, r.handled)
+        return r.handled > 0 && options.onCommitted ? options.onCommitted(r.handled) : Effect.void
+      }),
       Effect.withSpan(`ConsumerRunner.pass`, { attributes: { consumer: name } })
     )
 
-    // A failed pass (Postgres restarting) is logged, and the loop carries on at the next tick.
+    // A failed pass (Postgres restarting) goes to the consumers' outage log (one warning per outage; a bug is an error
+    // with its cause: src/OutageLog.ts), and the loop tries again after FAILED_PASS_PAUSE_MS.
     const safePass = pass.pipe(
+      Effect.zipLeft(outages.succeeded(name)),
       Effect.catchAllCause((cause) =>
         Cause.isInterruptedOnly(cause)
           ? Effect.failCause(cause)
-          : Effect.logError(`consumer ${name}: pass failed; retrying`, cause).pipe(Effect.as<PassReport>({ claimed: 0, handled: 0, failed: 0 }))
+          : Effect.sync(() => metrics.consumerPassFailures.inc({ consumer: name })).pipe(
+            Effect.zipRight(outages.failed(cause, name)),
+            // An outage: soon again. A bug: the idle wait, as before (not an error a second).
+            Effect.as<PassReport>({ claimed: 0, handled: 0, failed: 0, failedPass: outageOf(cause) !== undefined })
+          )
       )
     )
     /** Waits for a nudge, the earliest retry or idlePollMs; true when nudged. */
@@ -232,6 +253,10 @@ export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer:
       let recheck = false
       for (;;) {
         const r = yield* safePass
+        if (r.failedPass === true) {
+          yield* Effect.sleep(Duration.millis(FAILED_PASS_PAUSE_MS))
+          continue
+        }
         if (r.handled + r.failed >= options.batchSize) continue
         // Found some, or another loop had the turn (its events may be ours next): the short pause.
         if (r.claimed > 0 || r.busy === true || recheck) {

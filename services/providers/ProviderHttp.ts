@@ -2,6 +2,7 @@ import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform
 import { Clock, Duration, Effect, Either, Redacted, Ref } from "effect"
 import { admit, CLOSED, type CircuitPolicy, type CircuitState, DEFAULT_CIRCUIT, onFailure, onSuccess } from "../../src/domain/Circuit.js"
 import { ProviderError } from "./BankProvider.js"
+import { Metrics, secondsSince } from "../../src/Metrics.js"
 
 export interface ProviderCall {
   readonly method: "GET" | "POST"
@@ -80,6 +81,7 @@ const retryAfterMs = (headers: Readonly<Record<string, string>>): number | undef
 export const makeProviderHttp = (options: ProviderHttpOptions) =>
   Effect.gen(function* () {
     const circuits = yield* ProviderCircuits
+    const metrics = yield* Metrics
     const client = yield* HttpClient.HttpClient
     const circuitKey = `${options.provider}|${options.baseUrl}`
     const idempotentAttempts = options.idempotentAttempts ?? 3
@@ -125,7 +127,11 @@ export const makeProviderHttp = (options: ProviderHttpOptions) =>
           if (!admission.allowed) {
             return yield* fail(call.what, `the circuit is open after repeated failures; calls fail fast until ${new Date(admission.retryAt).toISOString()}`)
           }
+          const startedMs = Date.now()
           const result = yield* Effect.either(once(call, authorization))
+          const answered = Either.isRight(result) && result.right.status < 500
+          metrics.providerCalls.inc({ provider: options.provider, call: call.what, outcome: answered ? "answered" : "failed" })
+          metrics.providerDuration.observe({ provider: options.provider, call: call.what }, secondsSince(startedMs))
           if (Either.isRight(result) && result.right.status < 500 && result.right.status !== 429) {
             yield* circuits.success(circuitKey)
             return { status: result.right.status, json: result.right.json }

@@ -8,6 +8,7 @@ import { Connections } from "./Connections.js"
 import { eventOf } from "./InboundCredit.js"
 import { accountNumberOf } from "./ProviderCredits.js"
 import { Providers } from "./Providers.js"
+import { outageLog } from "../../src/OutageLog.js"
 
 export interface SyncResult {
   /** Credits the provider listed in the window. */
@@ -86,8 +87,10 @@ export const ProviderSyncLive = Layer.scopedDiscard(
     const config = yield* AppConfigTag
     if (config.providerSyncIntervalMs === 0) return
     const job = yield* ProviderSync
+    const outages = yield* outageLog("provider sync")
     yield* job.syncAll().pipe(
-      Effect.catchAllCause((cause) => Effect.logError("provider sync pass failed", cause)),
+      Effect.zipLeft(outages.succeeded()),
+      Effect.catchAllCause((cause) => outages.failed(cause)),
       Effect.repeat(Schedule.spaced(Duration.millis(config.providerSyncIntervalMs))),
       Effect.delay(Duration.millis(config.providerSyncIntervalMs)),
       Effect.forkScoped

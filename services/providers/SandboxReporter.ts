@@ -5,6 +5,7 @@ import { Receiver } from "../deposits/Receiver.js"
 import { signSandboxEvent } from "../deposits/SandboxEvent.js"
 import { Tenants } from "../access/Tenants.js"
 import { MoneyOutSettings } from "../transfers/Settings.js"
+import { outageLog } from "../../src/OutageLog.js"
 
 interface Due {
   readonly merchantId: string
@@ -61,6 +62,6 @@ export const SandboxReporterLive = Layer.scopedDiscard(
     const settings = yield* MoneyOutSettings
     // Every interval while reports are due; after empty passes the wait doubles up to 4 intervals (quiet at rest).
     const pace = { baseMs: settings.sandboxReportIntervalMs, idleMaxMs: 4 * settings.sandboxReportIntervalMs }
-    yield* pacedPasses(pace, reportDueOnce, (n) => n > 0, { onFailure: (cause) => Effect.logError("sandbox provider report pass failed", cause) }).pipe(Effect.forkScoped)
+    yield* pacedPasses(pace, reportDueOnce, (n) => n > 0, { outages: yield* outageLog("sandbox provider reports") }).pipe(Effect.forkScoped)
   })
 )

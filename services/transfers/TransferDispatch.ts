@@ -9,6 +9,7 @@ import { probe } from "./MoneyOutHooks.js"
 import { TransferOutcomes } from "./Outcomes.js"
 import { MoneyOutSettings, withProviderTimeout } from "./Settings.js"
 import { type TransferRow, TransferStore } from "./TransferStore.js"
+import { outageLog } from "../../src/OutageLog.js"
 
 const outcomeOf = (status: ProviderTransfer["status"]): TransferOutcome | undefined =>
   status === "Successful" ? "success" : status === "Failed" ? "failed" : status === "Reversed" ? "reversed" : undefined
@@ -142,6 +143,6 @@ export const TransferCompleterLive = Layer.scopedDiscard(
     // Every interval while transfers are found open; after empty passes the wait doubles up to 6 intervals (30 s
     // by default): at rest a lapsed transfer is finished within that, and the completer costs next to nothing.
     const pace = { baseMs: settings.completerIntervalMs, idleMaxMs: 6 * settings.completerIntervalMs }
-    yield* pacedPasses(pace, dispatch.completeDue(), (n) => n > 0, { onFailure: (cause) => Effect.logError("transfer completer pass failed", cause) }).pipe(Effect.forkScoped)
+    yield* pacedPasses(pace, dispatch.completeDue(), (n) => n > 0, { outages: yield* outageLog("transfer completer") }).pipe(Effect.forkScoped)
   })
 )

@@ -8,6 +8,8 @@ import { attemptDelivery, type Outcome } from "./Attempt.js"
 import { type ClaimedDelivery, DispatchStore } from "./DispatchStore.js"
 import { delayBeforeRetry, retrySchedule } from "../../src/domain/RetrySchedule.js"
 import { TargetResolver } from "./TargetResolver.js"
+import { Metrics } from "../../src/Metrics.js"
+import { outageLog, outageOf } from "../../src/OutageLog.js"
 
 /** Bounds of the dispatcher; every one is finite. */
 export interface DispatcherOptions {
@@ -63,6 +65,9 @@ export const makeDispatcher = (overrides: Partial<DispatcherOptions> = {}) =>
     }
 
     const wake = yield* Queue.sliding<void>(1)
+    const metrics = yield* Metrics
+    // Postgres away: one warning and one recovery line for the dispatcher (src/OutageLog.ts); a bug is an error.
+    const outages = yield* outageLog("webhook dispatcher", "delivery rounds")
     const inFlight = yield* FiberSet.make<void, never>()
     const busy = new Map<string, number>()
     let running = 0
@@ -72,11 +77,13 @@ export const makeDispatcher = (overrides: Partial<DispatcherOptions> = {}) =>
         const nowMs = yield* Clock.currentTimeMillis
         if (outcome._tag === "Delivered") {
           yield* store.recordSuccess(d.id, outcome.statusCode, new Date(nowMs))
+          metrics.webhookDeliveries.inc({ outcome: "delivered" })
           return yield* Effect.logDebug("webhook delivered")
         }
         const delay = yield* delayBeforeRetry(schedule, d.roundFailures, nowMs)
         const nextAttemptAt = Option.match(delay, { onNone: () => null, onSome: (ms) => new Date(nowMs + Duration.toMillis(ms)) })
         yield* store.recordFailure(d.id, { statusCode: outcome.statusCode, error: outcome.error, nextAttemptAt })
+        metrics.webhookDeliveries.inc({ outcome: nextAttemptAt === null ? "dead_letter" : "retry" })
         yield* nextAttemptAt === null
           ? Effect.logWarning(`webhook delivery dead-lettered: ${outcome.error}`)
           : Effect.logInfo(`webhook delivery failed, retrying at ${nextAttemptAt.toISOString()}: ${outcome.error}`)
@@ -86,7 +93,11 @@ export const makeDispatcher = (overrides: Partial<DispatcherOptions> = {}) =>
     const attempt = (d: ClaimedDelivery) =>
       Effect.flatMap(attemptDelivery(d, deps), (outcome) => record(d, outcome)).pipe(
         Effect.uninterruptible,
-        Effect.catchAllCause((cause) => Effect.logError("webhook delivery attempt could not be completed", cause)),
+        Effect.zipLeft(outages.succeeded("attempt")),
+        Effect.catchAllCause((cause) => {
+          metrics.webhookDeliveries.inc({ outcome: "error" })
+          return outageOf(cause) === undefined ? Effect.logError("webhook delivery attempt could not be completed", cause) : outages.failed(cause, "attempt")
+        }),
         Effect.annotateLogs({ deliveryId: d.id, endpointId: d.endpointId, eventId: d.eventId, attempt: d.attempts + 1 }),
         Effect.ensuring(
           Effect.sync(() => {
@@ -116,9 +127,9 @@ export const makeDispatcher = (overrides: Partial<DispatcherOptions> = {}) =>
       return claimed.length
     })
 
-    // One failed round (say, Postgres restarting) is logged; the loop carries on at the next tick.
+    // One failed round (say, Postgres restarting) goes to the outage log; the loop carries on at the next tick.
     const logged = (what: string) => (cause: Cause.Cause<unknown>) =>
-      Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logError(`webhook ${what} failed; retrying`, cause)
+      Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : outages.failed(cause, what)
     /** After a claim: pollMs when it found some; else until the next delivery is due, within [pollMs, idleMaxMs]. */
     const pauseAfter = (claimed: number) =>
       Effect.gen(function* () {
@@ -143,8 +154,9 @@ export const makeDispatcher = (overrides: Partial<DispatcherOptions> = {}) =>
       onCommitted: () => Queue.offer(wake, undefined).pipe(Effect.asVoid)
     })
     const deliveryLoop = claimOnce.pipe(
+      Effect.zipLeft(outages.succeeded("claim")),
       Effect.catchAllCause((cause) => Effect.as(logged("claim")(cause), 1)),
-      Effect.flatMap((claimed) => pauseAfter(claimed).pipe(Effect.catchAllCause(logged("pause")))),
+      Effect.flatMap((claimed) => pauseAfter(claimed).pipe(Effect.zipLeft(outages.succeeded("pause")), Effect.catchAllCause(logged("pause")))),
       Effect.forever
     )
 

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { pacedPasses } from "../Pacing.js"
+import { outageLog } from "../OutageLog.js"
 
 /** One user table as `pg_stat_user_tables` and `pg_class` see it. */
 export interface TableActivity {
@@ -83,7 +84,6 @@ export const keepTableStatsOnce = Effect.gen(function* () {
 
 /** Keeps planner statistics fresh (and tables vacuumed where autovacuum is off) while the service runs. */
 export const TableStatsKeeperLive = Layer.scopedDiscard(
-  pacedPasses(TABLE_STATS_PACE, keepTableStatsOnce, (done) => done.length > 0, {
-    onFailure: (c) => Effect.logWarning("could not refresh table statistics; will try again", c)
-  }).pipe(Effect.forkScoped)
+  Effect.flatMap(outageLog("table statistics"), (outages) =>
+    pacedPasses(TABLE_STATS_PACE, keepTableStatsOnce, (done) => done.length > 0, { outages }).pipe(Effect.forkScoped))
 )

@@ -22,6 +22,8 @@ import { databaseUnavailable } from "./DatabaseUnavailable.js"
 import { problemCodeOf, problemDetailsWith, problemResponse } from "./Problem.js"
 import { allowedMethods, routeFor, routeTable, type RouteTable, unknownParameters } from "./Routes.js"
 import { AuthenticationLive } from "./Security.js"
+import { Metrics } from "../Metrics.js"
+import { MetricsRoute } from "./MetricsRoute.js"
 
 /** A caller's own `x-request-id` is kept when it is a plain token; anything else gets a fresh id. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
@@ -48,10 +50,14 @@ export const accessLog = HttpMiddleware.make((app) =>
     // With LOG_FORMAT=json the line's parts are also fields (the text logger would print each on a line of its own).
     const json = Option.exists(yield* Effect.serviceOption(AppConfigTag), (c) => c.logFormat === "json")
     const started = yield* Clock.currentTimeMillis
+    const metrics = yield* Metrics
     yield* HttpApp.appendPreResponseHandler((_, res) => Effect.succeed(HttpServerResponse.setHeader(res, "x-request-id", requestId)))
     const report = (status: number, res?: HttpServerResponse.HttpServerResponse, cause?: Cause.Cause<unknown>) =>
       Effect.gen(function* () {
         const durationMs = (yield* Clock.currentTimeMillis) - started
+        const labels = { method: req.method, route: routeLabel(req.method, req.url, status), status: String(status) }
+        metrics.httpRequests.inc(labels)
+        metrics.httpDuration.observe(labels, durationMs / 1000)
         const code = res === undefined ? undefined : problemCodeOf(req, res)
         // One line: the pretty logger would print each annotation on a line of its own.
         const line = `${req.method} ${path} ${status} ${durationMs}ms request=${requestId}${code !== undefined && LOGGABLE_CODE.test(code) ? ` code=${code}` : ""}`
@@ -96,6 +102,23 @@ export const routeConventions = (table: RouteTable) =>
 
 const API_ROUTES = routeTable(Api)
 
+/** The routes outside the HttpApi, as the metrics label them. */
+const OTHER_ROUTES = new Set(["/", "/metrics", "/dashboard", "/docs", "/swagger/v1/swagger.json"])
+
+/**
+ * The route a request is counted under: the endpoint's template (`/api/v1/virtual-accounts/:accountRef`), never the
+ * raw path with its ids, so the series stay few; a path no route serves is `unmatched`.
+ */
+const routeLabel = (method: string, url: string, status: number) => {
+  const api = routeFor(API_ROUTES, method, url)
+  if (api !== undefined) return api.path
+  const path = url.split("?")[0]!
+  if (status !== 404 && OTHER_ROUTES.has(path)) return path
+  if (status !== 404 && path.startsWith("/dashboard/assets/")) return "/dashboard/assets/*"
+  if (status !== 404 && path.startsWith("/docs")) return "/docs"
+  return "unmatched"
+}
+
 /** `GET /` points to the API reference and the dashboard. */
 const RootRedirect = HttpApiBuilder.Router.use((router) =>
   router.get(
@@ -132,6 +155,7 @@ export const HttpLive = HttpApiBuilder.serve((app) =>
 ).pipe(
   Layer.provide(HttpApiBuilder.middleware(databaseUnavailable)),
   Layer.provide(RootRedirect),
+  Layer.provide(MetricsRoute),
   Layer.provide(DashboardRoutes),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/swagger/v1/swagger.json" })),
   Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),

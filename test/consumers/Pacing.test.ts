@@ -29,7 +29,7 @@ describe("paced passes", () => {
         return work ? 1 : 0
       })
       const fiber = yield* Effect.fork(pacedPasses(pace, pass, (n) => n > 0, {
-        onFailure: (c) => Effect.sync(() => void failures.push(String(c))),
+        outages: { failed: (c) => Effect.sync(() => void failures.push(String(c))), succeeded: () => Effect.void },
         wake: Queue.take(wake)
       }))
       yield* TestClock.adjust(23_000)

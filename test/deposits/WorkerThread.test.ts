@@ -85,6 +85,12 @@ describe("the service on a real Postgres and NATS (SERVICE_ROLE=all)", () => {
         )
         expect(left.events).toBeGreaterThan(0)
         expect(left.pending).toBe(0)
+        // The deposit was reconciled on the worker thread: its count reaches the main thread's /metrics (posted each second).
+        const reconciled = await waitForPromise("the worker thread's deposits in /metrics", async () => {
+          const text = await fetch(`${service.baseUrl}/metrics`).then((r) => r.text())
+          return Number(/^collections_deposits_reconciled_total (\d+)$/m.exec(text)?.[1] ?? 0)
+        }, { until: (n) => n >= 1, timeoutMs: 10_000, intervalMs: 200 })
+        expect(reconciled).toBe(1)
         // The dashboard's browser bundle is built from src/dashboard, found from the service's bundle too.
         const page = await fetch(`${service.baseUrl}/dashboard`).then((r) => r.text())
         const script = /\/dashboard\/assets\/app-[0-9a-f]+\.js/.exec(page)?.[0]
