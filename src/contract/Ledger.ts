@@ -1,7 +1,7 @@
 import { ParseResult, Schema } from "effect"
 import { JOURNAL_REASONS } from "../domain/Journals.js"
 import { rangeBound } from "../domain/Statement.js"
-import { PageParams } from "./Schemas.js"
+import { PageParams, Timestamp } from "./Schemas.js"
 
 // Reading the ledger (DESIGN.md, "Reading the ledger, events and statements"; docs/ledger.md).
 
@@ -49,7 +49,7 @@ export const LedgerEntry = Schema.Struct({
   amountKobo: described(Schema.Int, "Signed kobo: a debit is positive, a credit negative."),
   reason: described(JournalReason, "Why the journal was posted (docs/ledger.md lists every reason)."),
   reference: described(Schema.String, "What the journal is about: a deposit's reference, a transfer's merchantTxRef, or a settlement's id."),
-  createdAt: described(Schema.String, "When the entry was posted (ISO-8601, UTC).")
+  createdAt: described(Timestamp, "When the entry was posted (ISO-8601, UTC).")
 }).annotations({ identifier: "LedgerEntry" })
 export type LedgerEntry = typeof LedgerEntry.Type
 
@@ -60,7 +60,7 @@ export const StatementFigures = Schema.Struct({
 }).annotations({ identifier: "StatementFigures" })
 
 export const StatementMovement = Schema.Struct({
-  createdAt: described(Schema.String, "When the journal was posted (ISO-8601, UTC)."),
+  createdAt: described(Timestamp, "When the journal was posted (ISO-8601, UTC)."),
   journalId: described(Schema.String, "The journal."),
   reason: described(JournalReason, "Why it was posted."),
   reference: described(Schema.String, "What it is about: a deposit's reference, a transfer's merchantTxRef, or a settlement's id."),
@@ -75,11 +75,11 @@ export const StatementMovement = Schema.Struct({
 export const Statement = Schema.Struct({
   accountRef: described(Schema.String, "The virtual account."),
   nuban: described(Schema.String, "Its account number."),
-  from: described(Schema.NullOr(Schema.String), "The statement's inclusive start (ISO-8601), null from the account's beginning."),
-  to: described(Schema.String, "The statement's exclusive end (ISO-8601): the `to` asked for, or when it was made."),
-  opening: StatementFigures,
+  from: described(Schema.NullOr(Timestamp), "The statement's inclusive start (ISO-8601), null from the account's beginning."),
+  to: described(Timestamp, "The statement's exclusive end (ISO-8601): the `to` asked for, or when it was made."),
+  opening: described(StatementFigures, "The figures at `from` (all zero from the account's beginning)."),
   movements: described(Schema.Array(StatementMovement), "Every movement in the range, oldest first, with the running figures."),
-  closing: StatementFigures
+  closing: described(StatementFigures, "The figures at `to`: the opening plus every movement, to the kobo.")
 }).annotations({ identifier: "Statement" })
 export type Statement = typeof Statement.Type
 

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { LedgerEntriesParams, LedgerEntry, RangeParams, Statement } from "../../contract/Ledger.js"
 import { NotFound } from "../../contract/Problems.js"
@@ -18,4 +18,6 @@ export class LedgerApi extends HttpApiGroup.make("ledger")
       .addError(NotFound)
   )
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Ledger")
+  .annotate(OpenApi.Description, "The double-entry journal in the caller's mode, and a virtual account's statement (JSON, or CSV with Accept: text/csv).")
 {}
