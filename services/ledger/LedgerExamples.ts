@@ -7,8 +7,8 @@ export const LEDGER_EXAMPLES: OperationExamples = {
   "ledger.entries": {
     responses: {
       200: page(
-        { id: "48213", journalId: "txn:999999261128143015000000000001", account: "customer_funds:order-1001", amountKobo: -150000, reason: "deposit", reference: "999999261128143015000000000001", createdAt: "2026-11-28T13:30:16.412Z" },
-        { id: "48212", journalId: "txn:999999261128143015000000000001", account: "provider_clearing", amountKobo: 150000, reason: "deposit", reference: "999999261128143015000000000001", createdAt: "2026-11-28T13:30:16.412Z" }
+        { id: "le_3qVt0x8bNw2mYc1LrZk7Ag", journalId: "txn:999999261128143015000000000001", account: "customer_funds:order-1001", amountKobo: -150000, reason: "deposit", reference: "999999261128143015000000000001", createdAt: "2026-11-28T13:30:16.412Z" },
+        { id: "le_Hf9Kp2sQe6TzW0aUoB4xJw", journalId: "txn:999999261128143015000000000001", account: "provider_clearing", amountKobo: 150000, reason: "deposit", reference: "999999261128143015000000000001", createdAt: "2026-11-28T13:30:16.412Z" }
       ),
       404: NOT_FOUND
     }

@@ -36,9 +36,9 @@ export interface StatementRow {
 export const makeLedgerReadStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  /** The id of an entry of the scope, by its public id (a page's `startingAfter`); no row for anything else. */
-  const entryId = (scope: Scope, key: string) =>
-    /^[1-9]\d{0,17}$/.test(key)
+  /** The row id of an entry of the scope (from a page's `startingAfter`, EntryIds.ts); no row for anything else. */
+  const entryId = (scope: Scope, key: string | undefined) =>
+    key !== undefined && /^[1-9]\d{0,18}$/.test(key)
       ? sql<{ id: string }>`SELECT id::text AS id FROM ledger_entries WHERE id = ${key}::bigint AND tenant_id = ${scope.tenantId} AND mode = ${scope.mode}`
       : Effect.succeed([] as ReadonlyArray<{ id: string }>)
 

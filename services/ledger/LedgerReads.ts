@@ -8,6 +8,7 @@ import type { Scope } from "../../src/domain/Mode.js"
 import { figuresOf, statementLines } from "../../src/domain/Statement.js"
 import { VirtualAccounts } from "../accounts/VirtualAccounts.js"
 import { cursorId, limitOf, type PageRequest } from "../Paging.js"
+import { makeEntryIds } from "./EntryIds.js"
 import { makeLedgerReadStore } from "./LedgerReadStore.js"
 
 export interface Range {
@@ -36,6 +37,7 @@ export class LedgerReads extends Effect.Service<LedgerReads>()("services/LedgerR
   effect: Effect.gen(function* () {
     const store = yield* makeLedgerReadStore
     const accounts = yield* VirtualAccounts
+    const ids = yield* makeEntryIds
 
     /** Each journal's reason and reference, from all of its legs. */
     const describeAll = (scope: Scope, journalIds: ReadonlyArray<string>) =>
@@ -48,7 +50,7 @@ export class LedgerReads extends Effect.Service<LedgerReads>()("services/LedgerR
     const entries = Effect.fn("LedgerReads.entries")(function* (scope: Scope, f: Range & PageRequest & { readonly accountRef?: string | undefined }) {
       yield* checkRange(f)
       const va = f.accountRef === undefined ? undefined : yield* accounts.resolve(scope, f.accountRef)
-      const after = yield* cursorId(f, "id", (key) => store.entryId(scope, key))
+      const after = yield* cursorId(f, "id", (key) => store.entryId(scope, ids.rowId(key)))
       const limit = limitOf(f)
       const rows = yield* store.entries(scope, {
         accounts: va && [LedgerAccount.customerFunds(va.id), LedgerAccount.escrow(va.id), LedgerAccount.reviewPending(va.id)],
@@ -57,7 +59,7 @@ export class LedgerReads extends Effect.Service<LedgerReads>()("services/LedgerR
       const describe = yield* describeAll(scope, rows.map((r) => r.journalId))
       const refs = yield* accounts.refsOf(scope, unique(rows.flatMap((r) => virtualAccountIdOf(r.account) ?? [])))
       return pageOf(rows.map((r): LedgerEntry => ({
-        id: String(r.id), journalId: r.journalId, account: publicAccountName(r.account, (id) => refs.get(id)), amountKobo: r.amountKobo,
+        id: ids.publicId(r.id), journalId: r.journalId, account: publicAccountName(r.account, (id) => refs.get(id)), amountKobo: r.amountKobo,
         ...describe(r.journalId), createdAt: r.createdAt.toISOString()
       })), limit - 1)
     })

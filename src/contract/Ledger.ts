@@ -43,7 +43,7 @@ export const LedgerEntriesParams = Schema.Struct({
 export const JournalReason = Schema.Literal(...JOURNAL_REASONS)
 
 export const LedgerEntry = Schema.Struct({
-  id: described(Schema.String, "The entry's id: the page key (`startingAfter`)."),
+  id: described(Schema.String, "The entry's id (`le_` and 22 characters): the page key (`startingAfter`). Opaque: it says nothing about how many entries exist."),
   journalId: described(Schema.String, "The journal the entry belongs to; every journal's entries sum to zero."),
   account: described(Schema.String, "The ledger account. Per virtual account the name carries its accountRef (`customer_funds:order-1001`, `escrow:order-1001`, `review_pending:order-1001`)."),
   amountKobo: described(Schema.Int, "Signed kobo: a debit is positive, a credit negative."),
