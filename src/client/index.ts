@@ -114,3 +114,8 @@ export { Kobo, PositiveKobo }
 
 /** Money on the wire is integer kobo, branded: `kobo(150_000)` is ₦1,500.00 (throws on a fraction or a negative). */
 export const kobo = (amount: number): Kobo => Schema.decodeUnknownSync(Kobo)(amount)
+
+/** What an operation answers: `Answer<CollectionsClient["virtualAccounts"]["get"]>` is a virtual account. */
+export type Answer<F> = F extends (...args: ReadonlyArray<never>) => Effect.Effect<infer A, infer _E, infer _R>
+  ? Exclude<A, readonly [unknown, HttpClientResponse.HttpClientResponse]>
+  : never

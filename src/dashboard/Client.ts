@@ -1,4 +1,4 @@
-import { Cause, Effect, Exit, Option } from "effect"
+import { Cause, Effect, Exit, Option, ParseResult } from "effect"
 import { type CollectionsClient, isProblem, makeClient, type Problem, withToken } from "../client/index.js"
 
 /**
@@ -13,10 +13,16 @@ const client: CollectionsClient = Effect.runSync(makeClient())
 
 /** Any other failure of a call, in words; `status` is 0 when the service was not reached. */
 export class Failure extends Error {
-  constructor(message: string, readonly status = 0) {
+  constructor(
+    message: string,
+    readonly status = 0,
+    readonly errors?: ReadonlyArray<{ readonly path: string; readonly message: string }>
+  ) {
     super(message)
   }
 }
+
+export { isProblem }
 
 export type Shown = Problem | Failure
 
@@ -44,8 +50,23 @@ const toFailure = (e: unknown): Effect.Effect<Failure> => {
       return new Failure(typeof message === "string" ? message : `The service answered ${response.status}.`, response.status)
     })
   }
-  return Effect.succeed(new Failure(`The service's answer could not be read (${e instanceof Error ? e.message : String(e)}).`))
+  if (ParseResult.isParseError(e)) {
+    // The client checks a request against the operation's schema before sending it (and the answer after).
+    const errors = ParseResult.ArrayFormatter.formatErrorSync(e).map((i) => ({ path: i.path.join(".") || "body", message: i.message }))
+    return Effect.succeed(new Failure(`Invalid request. ${errors.slice(0, 5).map((i) => `${i.path}: ${i.message}`).join("; ")}`, 0, errors))
+  }
+  return Effect.succeed(new Failure(`Something went wrong: ${e instanceof Error ? e.message : String(e)}`))
 }
+
+/**
+ * A body a form builds field by field, given the operation's payload type: the client encodes it with the operation's
+ * schema before sending, so a wrong field is refused (a `Failure` naming it) without a round trip.
+ */
+export const formBody = <T>(body: Record<string, unknown> | ReadonlyArray<Record<string, unknown>>): T => body as unknown as T
+
+/** Query parameters from a form's filters: the empty ones left out (the client sends what is given). */
+export const params = <T>(query: Record<string, unknown>): T =>
+  Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined && v !== null && v !== "")) as T
 
 /** One call with `token` (none for the public operations); a 401 ends the session unless `quiet401`. */
 export const call = async <A, E>(
@@ -59,6 +80,6 @@ export const call = async <A, E>(
   if (Exit.isSuccess(exit)) return exit.value
   const failure = Cause.failureOption(exit.cause)
   if (Option.isNone(failure)) throw new Failure(`The page failed: ${Cause.pretty(exit.cause)}`)
-  if (failure.value._tag === "Unauthorized" && !options.quiet401) onUnauthorized(failure.value)
+  if (isProblem(failure.value) && failure.value._tag === "Unauthorized" && !options.quiet401) onUnauthorized(failure.value)
   throw failure.value
 }
