@@ -58,6 +58,7 @@ export const SYSTEM: ReadonlyArray<string> = [
   "test/dashboard/Journey.test.ts",
   "test/dashboard/Member.test.ts",
   "test/dashboard/Provider.test.ts",
+  "test/dashboard/Sandbox.test.ts",
   // benches
   "test/bench/"
 ]
