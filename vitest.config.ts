@@ -25,6 +25,7 @@ export const UNIT: ReadonlyArray<string> = [
   "test/copilot/ReadOnly.test.ts",
   "test/dashboard/Bundle.test.ts",
   "test/dashboard/Money.test.ts",
+  "test/dashboard/Plural.test.ts",
   "test/fakes/",
   "test/providers/ProviderHttp.test.ts",
   "test/streams/ReconciledBody.test.ts",
@@ -57,6 +58,7 @@ export const SYSTEM: ReadonlyArray<string> = [
   "test/dashboard/Journey.test.ts",
   "test/dashboard/Member.test.ts",
   "test/dashboard/Provider.test.ts",
+  "test/dashboard/Sandbox.test.ts",
   // benches
   "test/bench/"
 ]

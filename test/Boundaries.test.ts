@@ -83,6 +83,18 @@ describe("module boundaries", () => {
     )).toEqual([])
   })
 
+  it("the typed client and the API definition import no server code (they are bundled for the browser)", () => {
+    const definition = (s: string) =>
+      s.startsWith("src/domain/") || s.startsWith("src/contract/") || s.startsWith("src/http/groups/") || s.startsWith("src/client/") ||
+      s === "src/http/Api.js" || s === "src/http/Security.js" || s === "effect" || s === "@effect/platform"
+    const files = ["src/http/Api.ts", "src/http/Security.ts", ...filesUnder("src/http/groups"), ...filesUnder("src/client")]
+    expect(files.flatMap((f) => importsOf(f).filter((s) => !definition(s)).map((s) => `${f} imports ${s}`))).toEqual([])
+    // The domain modules they reach stay off Node (src/domain may use node: elsewhere, e.g. ids).
+    const reached = new Set(files.flatMap(importsOf).filter((s) => s.startsWith("src/domain/") || s.startsWith("src/contract/")))
+    const closure = [...reached].flatMap((s) => importsOf(s.replace(/\.js$/, ".ts"))).filter((s) => s.startsWith("node:"))
+    expect(closure).toEqual([])
+  })
+
   it("services/ and streams/ never import the HTTP edge", () => {
     const notHttp = (s: string) => !s.startsWith("src/http/")
     expect([...violations("services", notHttp), ...violations("streams", notHttp)]).toEqual([])

@@ -5,7 +5,8 @@ import { PageParams, Timestamp } from "./Schemas.js"
 
 // Reading the ledger (DESIGN.md, "Reading the ledger, events and statements"; docs/ledger.md).
 
-const described = <S extends Schema.Schema.Any>(schema: S, description: string) => schema.annotations({ description })
+/** The schema with a description (typed by its parts: `Schema.Schema.Any` would leave the context `unknown`, which the typed client refuses). */
+const described = <A, I, R>(schema: Schema.Schema<A, I, R>, description: string): Schema.Schema<A, I, R> => schema.annotations({ description })
 
 /**
  * `from` / `to` of a ledger read: a date-time with its offset (`2026-05-01T09:30:00Z`) is that instant; a date alone

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks"
-import { ApiError, request, setUnauthorizedHandler } from "./Api.js"
+import { call, Failure, setUnauthorizedHandler } from "./Client.js"
 
 /**
  * The signed-in session, kept in sessionStorage (this tab only; gone when it closes). A dashboard token acts in one
@@ -8,8 +8,11 @@ import { ApiError, request, setUnauthorizedHandler } from "./Api.js"
  * switch asks for the password again.
  *
  * Test-mode virtual accounts and the deposit simulator are API-plane operations (a test API key's token; a dashboard
- * token always provisions live accounts and may not simulate): the "sandbox key" is a test key's credentials that this
- * tab keeps (the one just created on the API keys page, or one pasted in), exchanged for a token when needed.
+ * token always provisions live accounts and may not simulate): the "sandbox key" is a test key's credentials, exchanged
+ * for a token when needed. It is kept per user in this browser (localStorage, under the tenant's and user's ids), so
+ * every tab and every sign-in of that user reuses one key instead of minting one per tab. The service shows a key's
+ * secret once, at creation, and never again: the browser that created it is the only place that can keep it. Signing
+ * out leaves it (the next sign-in of the same user reuses it); revoking the key on the API keys page forgets it.
  */
 
 export type Mode = "test" | "live"
@@ -32,8 +35,6 @@ export interface SessionState {
   readonly mode: Mode
   readonly tokens: Partial<Record<Mode, StoredToken>>
   readonly me: Me | null
-  readonly sandboxKey: { readonly clientId: string; readonly clientSecret: string } | null
-  readonly sandboxToken: StoredToken | null
   /** Why the last session ended (shown on the sign-in page). */
   readonly notice?: string
 }
@@ -85,20 +86,20 @@ interface TokenAnswer {
 const stored = (t: TokenAnswer): StoredToken => ({ accessToken: t.accessToken, expiresAt: Date.now() + t.expiresIn * 1000 })
 
 const loginMode = (email: string, password: string, mode: Mode) =>
-  request<TokenAnswer>("POST", "/api/v1/dashboard/login", { body: { email, password, mode }, quiet401: true }).then(stored)
+  call((c) => c.dashboardPublic.login({ payload: { email, password, mode } }), { quiet401: true }).then(stored)
 
-const fetchMe = (token: string) => request<Me>("GET", "/api/v1/dashboard/me", { token })
+const fetchMe = (token: string): Promise<Me> => call((c) => c.dashboard.me(), { token })
 
 /** Signs in: both modes' tokens, then who we are. Starts in `mode`. */
 export const signIn = async (email: string, password: string, mode: Mode) => {
   const [test, live] = await Promise.all([loginMode(email, password, "test"), loginMode(email, password, "live")])
   const tokens = { test, live }
   const me = await fetchMe(tokens[mode].accessToken)
-  set({ email, mode, tokens, me, sandboxKey: null, sandboxToken: null })
+  set({ email, mode, tokens, me })
 }
 
 export const signUp = async (businessName: string, email: string, password: string) => {
-  await request("POST", "/api/v1/dashboard/signup", { body: { businessName, email, password } })
+  await call((c) => c.dashboardPublic.signup({ payload: { businessName, email, password } }))
   // New businesses start in test mode: live needs approved onboarding.
   await signIn(email, password, "test")
 }
@@ -109,7 +110,7 @@ export const signOut = (notice?: string) => {
   location.hash = "#/login"
 }
 
-setUnauthorizedHandler((e: ApiError) => {
+setUnauthorizedHandler((e) => {
   if (state) signOut(`Your session ended: ${e.message} Please sign in again.`)
 })
 
@@ -123,7 +124,7 @@ export const switchMode = async (mode: Mode, password?: string) => {
   if (!state) return
   let tokens = state.tokens
   if (!fresh(tokens[mode])) {
-    if (password === undefined) throw new ApiError(401, "password_needed", "Enter your password to switch mode.", [])
+    if (password === undefined) throw new Failure("Enter your password to switch mode.")
     tokens = { ...tokens, [mode]: await loginMode(state.email, password, mode) }
   }
   const me = await fetchMe(tokens[mode]!.accessToken)
@@ -138,21 +139,59 @@ export const refreshMe = async () => {
   set({ ...state, me })
 }
 
-export const setSandboxKey = (key: { clientId: string; clientSecret: string } | null) => {
-  if (state) set({ ...state, sandboxKey: key, sandboxToken: null })
+export interface SandboxKey {
+  readonly keyId?: string
+  readonly clientId: string
+  readonly clientSecret: string
+}
+interface KeptSandbox {
+  readonly key: SandboxKey
+  readonly token: StoredToken | null
+}
+
+/** Where this user's sandbox key is kept: one entry per tenant and user, shared by every tab of this browser. */
+const sandboxSlot = () => (state?.me ? `collections.dashboard.sandbox.${state.me.tenant.id}.${state.me.user.id}` : null)
+const keptSandbox = (): KeptSandbox | null => {
+  const slot = sandboxSlot()
+  try {
+    const raw = slot ? localStorage.getItem(slot) : null
+    return raw ? (JSON.parse(raw) as KeptSandbox) : null
+  } catch {
+    return null
+  }
+}
+const keepSandbox = (kept: KeptSandbox | null) => {
+  const slot = sandboxSlot()
+  if (!slot) return
+  if (kept) localStorage.setItem(slot, JSON.stringify(kept))
+  else localStorage.removeItem(slot)
+  for (const l of listeners) l()
+}
+
+/** The sandbox key this user keeps in this browser, if any. */
+export const sandboxKey = (): SandboxKey | null => keptSandbox()?.key ?? null
+
+export const setSandboxKey = (key: SandboxKey | null) => keepSandbox(key ? { key, token: null } : null)
+
+/** Forgets the kept sandbox key when it is the one revoked. */
+export const forgetSandboxKey = (keyId: string, clientId?: string) => {
+  const kept = keptSandbox()
+  if (kept && (kept.key.keyId === keyId || (clientId !== undefined && kept.key.clientId === clientId))) keepSandbox(null)
 }
 
 /** A test API key's token for the sandbox operations, minted from the kept key (null when none is kept). */
 export const sandboxToken = async (): Promise<string | null> => {
-  if (!state?.sandboxKey) return null
-  if (fresh(state.sandboxToken)) return state.sandboxToken!.accessToken
-  const t = await request<TokenAnswer>("POST", "/api/v1/auth/token", { body: state.sandboxKey, quiet401: true }).catch((e: ApiError) => {
-    if (e.status === 401) {
-      setSandboxKey(null)
-      throw new ApiError(401, e.code, `The sandbox key no longer works (${e.message}). Create or paste another test key.`, [])
-    }
-    throw e
-  })
-  set({ ...state, sandboxToken: stored(t) })
+  const kept = keptSandbox()
+  if (!kept) return null
+  if (fresh(kept.token)) return kept.token!.accessToken
+  const t = await call((c) => c.auth.token({ payload: { clientId: kept.key.clientId, clientSecret: kept.key.clientSecret } }), { quiet401: true })
+    .catch((e: unknown) => {
+      if ((e as { _tag?: string })._tag === "Unauthorized") {
+        setSandboxKey(null)
+        throw new Failure(`The sandbox key no longer works (${(e as Error).message}). Create or paste another test key.`, 401)
+      }
+      throw e
+    })
+  keepSandbox({ key: kept.key, token: stored(t) })
   return t.accessToken
 }

@@ -1,8 +1,9 @@
-import { type Query, request } from "./Api.js"
+import type { Effect } from "effect"
+import type { CollectionsClient } from "../client/index.js"
+import { call } from "./Client.js"
 import { token } from "./Session.js"
 
 /** A call with the current mode's dashboard token. */
-export const dash = <A>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, options: { body?: unknown; query?: Query } = {}) =>
-  request<A>(method, path, { ...options, token: token() })
+export const dash = <A, E>(f: (c: CollectionsClient) => Effect.Effect<A, E>) => call(f, { token: token() })
 
 export const enc = encodeURIComponent

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from "preact"
 import { useCallback, useEffect, useRef, useState } from "preact/hooks"
-import { ApiError } from "./Api.js"
+import { PROBLEM_STATUS, STATUS_TITLES } from "../client/index.js"
+import { Failure, isProblem } from "./Client.js"
 import { formatNaira, parseNaira } from "./Money.js"
 
 /** Shared pieces: labelled fields, the error box, async actions, tables, the pager, copy buttons. */
@@ -10,17 +11,20 @@ export const useId = (prefix: string) => useRef(`${prefix}-${++nextId}`).current
 
 export const ErrorBox = ({ error }: { error: unknown }) => {
   if (!error) return null
-  const e = error instanceof ApiError ? error : null
-  const message = e ? e.message : error instanceof Error ? error.message : String(error)
+  // A problem class (the operation's typed error) shows its status, title and message; a Failure its words.
+  const status = isProblem(error) ? PROBLEM_STATUS[error._tag] : error instanceof Failure ? error.status : 0
+  const title = isProblem(error) ? STATUS_TITLES[status] : undefined
+  const message = error instanceof Error ? error.message : String(error)
+  const fields = isProblem(error) || error instanceof Failure ? error.errors ?? [] : []
   return (
-    <div class="error" role="alert">
-      <strong>{e && e.status > 0 ? `Error ${e.status}: ` : "Error: "}</strong>
+    <div class="error" role="alert" title={title}>
+      <strong>{status > 0 ? `Error ${status}: ` : "Error: "}</strong>
       <span class="error-message">{message}</span>
-      {e && e.errors.length > 0 && (
+      {fields.length > 0 && (
         <ul class="field-errors">
-          {e.errors.map((f, i) => (
+          {fields.map((f, i) => (
             <li key={i}>
-              {f.field ?? f.path ? <code>{f.field ?? f.path}</code> : null} {f.message}
+              {f.path ? <code>{f.path}</code> : null} {f.message}
             </li>
           ))}
         </ul>

@@ -14,10 +14,12 @@ import { SettingsApi, SettlementsApi, SubMerchantsApi } from "./groups/Settlemen
 import { TransfersApi } from "./groups/TransfersApi.js"
 import { WebhookEndpointsApi } from "./groups/WebhooksApi.js"
 import { BadRequest, ServiceUnavailable } from "../contract/Problems.js"
-import { documentOperations } from "./OpenApiDoc.js"
-import { patchProblemJson } from "./Problem.js"
 
-/** The whole interface: one group per resource. */
+/**
+ * The whole interface: one group per resource. This is the definition only, with no server code behind it (the
+ * groups, the contract's schemas and problem classes, the security tag): the typed client (src/client) derives from it
+ * and is bundled for the browser. The server adds its OpenAPI rewrite (Server.ts, `DocumentedApi`) and handlers.
+ */
 export class Api extends HttpApi.make("collections")
   .add(AuthApi)
   .add(DashboardPublicApi)
@@ -47,5 +49,4 @@ export class Api extends HttpApi.make("collections")
   .annotate(OpenApi.Title, "Collections and Reconciliation API")
   .annotate(OpenApi.Version, "1.0.0")
   .annotate(OpenApi.Description, "Dedicated virtual accounts (NUBAN) per customer, reconciled bank-transfer deposits, a double-entry ledger and signed webhooks. All money is integer kobo (1 naira = 100 kobo).")
-  .annotate(OpenApi.Transform, (spec) => documentOperations(patchProblemJson(spec)))
 {}

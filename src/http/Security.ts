@@ -1,10 +1,13 @@
 import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
-import { Context, Effect, Layer, Redacted } from "effect"
-import { ApiKeys } from "../../services/access/ApiKeys.js"
-import { Tokens } from "../../services/access/Tokens.js"
-import { Users } from "../../services/access/Users.js"
+import { Context, Effect } from "effect"
 import type { Principal, Role } from "../domain/Principal.js"
 import { Forbidden, Unauthorized } from "../contract/Problems.js"
+
+/**
+ * The API definition's security (the bearer scheme and what it provides) and the role checks handlers use. Browser-safe:
+ * the API definition (src/http/Api.ts) imports it and is bundled into the typed client, so the implementation that
+ * verifies a token against the services lives in AuthenticationLive.ts.
+ */
 
 export class CurrentPrincipal extends Context.Tag("http/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
 
@@ -13,30 +16,6 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("htt
   provides: CurrentPrincipal,
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
-
-const revoked = () => new Unauthorized({ code: "token_revoked", message: "The API key behind this token was revoked; tokens minted from it no longer work." })
-
-export const AuthenticationLive = Layer.effect(
-  Authentication,
-  Effect.gen(function* () {
-    const tokens = yield* Tokens
-    const keys = yield* ApiKeys
-    const users = yield* Users
-    return Authentication.of({
-      bearer: (token) =>
-        Effect.gen(function* () {
-          const claims = yield* tokens.verify(Redacted.value(token))
-          if (claims.plane === "api") {
-            if (!(yield* keys.isActive(claims.tenantId, claims.subjectId))) return yield* revoked()
-            return { tenantId: claims.tenantId, mode: claims.mode, plane: "api", keyId: claims.subjectId, userId: null, role: null } satisfies Principal
-          }
-          const user = yield* users.find(claims.tenantId, claims.subjectId)
-          if (!user) return yield* new Unauthorized({ code: "user_not_found", message: "The dashboard user behind this token no longer exists." })
-          return { tenantId: claims.tenantId, mode: claims.mode, plane: "dashboard", keyId: null, userId: user.id, role: user.role } satisfies Principal
-        })
-    })
-  })
-)
 
 const wrongPlane = (needed: string) =>
   new Forbidden({ code: "wrong_plane", message: `This operation is only available from ${needed}.` })

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiSwagger, HttpApp, HttpMiddleware, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApiSwagger, OpenApi, HttpApp, HttpMiddleware, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Clock, Effect, Exit, Layer, Option } from "effect"
 import { AppConfigTag } from "../Config.js"
 import * as crypto from "node:crypto"
@@ -19,9 +19,10 @@ import { TransfersHandlers } from "./handlers/TransfersHandlers.js"
 import { WebhookEndpointsHandlers } from "./handlers/WebhooksHandlers.js"
 import { DashboardRoutes } from "./DashboardPage.js"
 import { databaseUnavailable } from "./DatabaseUnavailable.js"
-import { problemCodeOf, problemDetailsWith, problemResponse } from "./Problem.js"
+import { patchProblemJson, problemCodeOf, problemDetailsWith, problemResponse } from "./Problem.js"
 import { allowedMethods, routeFor, routeTable, type RouteTable, unknownParameters } from "./Routes.js"
-import { AuthenticationLive } from "./Security.js"
+import { AuthenticationLive } from "./AuthenticationLive.js"
+import { documentOperations } from "./OpenApiDoc.js"
 import { Metrics } from "../Metrics.js"
 import { MetricsRoute } from "./MetricsRoute.js"
 
@@ -144,7 +145,10 @@ const HandlersLive = Layer.mergeAll(
   HealthHandlers, LedgerHandlers
 )
 
-export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide(AuthenticationLive))
+/** The served API: the definition with its OpenAPI document rewritten for readers (OpenApiDoc.ts, Problem.ts). */
+const DocumentedApi = Api.annotate(OpenApi.Transform, (spec) => documentOperations(patchProblemJson(spec)))
+
+export const ApiLive = HttpApiBuilder.api(DocumentedApi).pipe(Layer.provide(HandlersLive), Layer.provide(AuthenticationLive))
 
 /** The HTTP app: the API, its OpenAPI document and a reference UI. Needs an HttpServer and the services. */
 export const HttpLive = HttpApiBuilder.serve((app) =>

@@ -90,7 +90,7 @@ layer(makeTestApp(), { timeout: 180_000, excludeTestServices: true })("a Member 
       // A Member may create virtual accounts (any role): offered, with a pasted test key in test mode.
       yield* go(page, "#/accounts")
       yield* heading(page, "Virtual accounts")
-      expect(yield* pw("no key creation", () => page.getByRole("button", { name: "Create a test key for this tab" }).count())).toBe(0)
+      expect(yield* pw("no key creation", () => page.getByRole("button", { name: "Create a test key for the sandbox" }).count())).toBe(0)
       yield* pw("create offered", () => page.getByRole("button", { name: "Create test account" }).waitFor())
       yield* axe(page, "member-accounts")
       yield* shot(page, "member-accounts")

@@ -1,12 +1,11 @@
 import { useState } from "preact/hooks"
 import { liveUnlocked } from "../Access.js"
-import { type Page, request } from "../Api.js"
+import { call, formBody } from "../Client.js"
 import { dash, enc } from "../calls.js"
 import { lagos } from "../Dates.js"
 import { useSession } from "../Session.js"
 import { Badge, Button, Empty, ErrorBox, Field, Form, koboOf, Loading, Money, NairaField, Notice, Pager, Section, Table, useAction, useLoad, usePager } from "../ui.js"
 import { requireSandboxToken, SandboxKeyPanel } from "./Sandbox.js"
-import type { Transaction } from "./Transactions.js"
 
 export interface VirtualAccount {
   accountRef: string; nuban: string; bankName: string; bankCode: string; accountName: string; name: string
@@ -37,8 +36,8 @@ const CreateAccount = ({ onCreated }: { onCreated: (a: VirtualAccount) => void }
         if (expectedAmountKobo !== undefined) body.expectedAmountKobo = expectedAmountKobo
         // Test accounts through the tab's test key; live ones with the dashboard token (the API provisions those live).
         const a = s.mode === "test"
-          ? await request<VirtualAccount>("POST", "/api/v1/virtual-accounts", { body, token: await requireSandboxToken() })
-          : await dash<VirtualAccount>("POST", "/api/v1/virtual-accounts", { body })
+          ? await call((c) => c.virtualAccounts.create({ payload: formBody(body) }), { token: await requireSandboxToken() })
+          : await dash((c) => c.virtualAccounts.create({ payload: formBody(body) }))
         setF({ accountRef: "", name: "", email: "", phone: "", expected: "", subMerchantRef: "" })
         onCreated(a)
       })}>
@@ -61,7 +60,7 @@ export const AccountsPage = () => {
   const s = useSession()!
   const pager = usePager()
   const [search, setSearch] = useState("")
-  const list = useLoad(() => dash<Page<VirtualAccount>>("GET", "/api/v1/virtual-accounts", { query: { take: PAGE_SIZE, startingAfter: pager.startingAfter } }), [s.mode, pager.startingAfter])
+  const list = useLoad(() => dash((c) => c.virtualAccounts.list({ urlParams: { take: PAGE_SIZE, startingAfter: pager.startingAfter } })), [s.mode, pager.startingAfter])
   const [created, setCreated] = useState<VirtualAccount | null>(null)
   const q = search.trim().toLowerCase()
   const rows = (list.data?.data ?? []).filter((a) => q === "" || [a.accountRef, a.name, a.nuban, a.email ?? ""].some((v) => v.toLowerCase().includes(q)))
@@ -115,7 +114,7 @@ const SimulateDeposit = ({ account, onDone }: { account: VirtualAccount; onDone:
         if (senderName.trim()) body.senderName = senderName.trim()
         if (narration.trim()) body.narration = narration.trim()
         const before = await onDone()
-        const r = await request<{ reference: string; result: string }>("POST", "/api/v1/sandbox/simulate/deposit", { body, token: await requireSandboxToken() })
+        const r = await call((c) => c.sandbox.simulateDeposit({ payload: formBody(body) }), { token: await requireSandboxToken() })
         setResult(`Bank sent ${r.reference}: ${r.result}.`)
         // Reconciliation runs after the receiver has it: look again until the transaction shows, every 300 ms at first
         // and then less often, for at most about 30 s (a busy machine can take seconds).
@@ -141,13 +140,13 @@ const SimulateDeposit = ({ account, onDone }: { account: VirtualAccount; onDone:
 
 export const AccountDetailPage = ({ accountRef }: { accountRef: string }) => {
   const s = useSession()!
-  const acc = useLoad(() => dash<VirtualAccount>("GET", `/api/v1/virtual-accounts/${enc(accountRef)}`), [s.mode, accountRef])
-  const txs = useLoad(() => dash<Page<Transaction>>("GET", "/api/v1/transactions", { query: { accountRef, take: 50 } }), [s.mode, accountRef])
+  const acc = useLoad(() => dash((c) => c.virtualAccounts.get({ path: { accountRef: accountRef } })), [s.mode, accountRef])
+  const txs = useLoad(() => dash((c) => c.transactions.list({ urlParams: { accountRef, take: 50 } })), [s.mode, accountRef])
   const del = useAction()
   const refresh = async () => {
     const [a, t] = await Promise.all([
-      dash<VirtualAccount>("GET", `/api/v1/virtual-accounts/${enc(accountRef)}`),
-      dash<Page<Transaction>>("GET", "/api/v1/transactions", { query: { accountRef, take: 50 } })
+      dash((c) => c.virtualAccounts.get({ path: { accountRef: accountRef } })),
+      dash((c) => c.transactions.list({ urlParams: { accountRef, take: 50 } }))
     ])
     acc.setData(a)
     txs.setData(t)
@@ -176,7 +175,7 @@ export const AccountDetailPage = ({ accountRef }: { accountRef: string }) => {
         <Button kind="danger" busy={del.busy} onClick={() => {
           if (!confirm(`Delete ${a.accountRef}? Only an account with no payment activity can be deleted.`)) return
           del.run(async () => {
-            await dash("DELETE", `/api/v1/virtual-accounts/${enc(a.accountRef)}`)
+            await dash((c) => c.virtualAccounts.delete({ path: { accountRef: a.accountRef } }))
             location.hash = "#/accounts"
           })
         }}>Delete account</Button>

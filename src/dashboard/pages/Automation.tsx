@@ -1,15 +1,12 @@
 import { useState } from "preact/hooks"
 import { can } from "../Access.js"
-import type { Page } from "../Api.js"
-import { dash, enc } from "../calls.js"
+import { formBody } from "../Client.js"
+import { dash } from "../calls.js"
 import { lagos } from "../Dates.js"
 import { useSession } from "../Session.js"
 import { Badge, Button, Checkbox, Empty, ErrorBox, Field, Form, koboOf, Money, NairaField, Notice, Section, Select, Table, useAction, useLoad } from "../ui.js"
 
-interface Rule { id: string; trigger: string; action: string; thresholdKobo: number | null; minRiskScore: number | null; priority: number; createdAt: string }
-interface Flow { id: string; name: string; trigger: string; actions: ReadonlyArray<string>; minAmountKobo: number | null; minRiskScore: number | null; priority: number; enabled: boolean; createdAt: string }
 interface Step { action: string; outcome: string }
-interface Run { id: string; flowName: string; transactionReference: string; accountRef: string; firedAt: string; steps: ReadonlyArray<Step> }
 interface DryRun { transactionReference: string; accountRef: string; amountKobo: number; fired: boolean; steps: ReadonlyArray<Step> }
 
 const RULE_TRIGGERS = ["Overpaid", "Underpaid", "HighRisk", "AnyDeposit"]
@@ -50,7 +47,7 @@ const RuleForm = ({ onCreated, mayWrite }: { onCreated: () => void; mayWrite: bo
     return b
   }
   return (
-    <Form label="Money rule" onSubmit={() => act.run(async () => { await dash("POST", "/api/v1/rules", { body: body() }); onCreated() })}>
+    <Form label="Money rule" onSubmit={() => act.run(async () => { await dash((c) => c.rules.create({ payload: formBody(body()) })); onCreated() })}>
       <div class="grid3">
         <Select label="Trigger" name="rule-trigger" value={f.trigger} onChange={(v) => setF({ ...f, trigger: v })} options={RULE_TRIGGERS.map((t) => [t, t] as const)} />
         <Select label="Action" name="rule-action" value={f.action} onChange={(v) => setF({ ...f, action: v })} options={RULE_ACTIONS.map((t) => [t, t] as const)} />
@@ -59,7 +56,7 @@ const RuleForm = ({ onCreated, mayWrite }: { onCreated: () => void; mayWrite: bo
         <Field label="Priority (lower runs first)" name="rule-priority" inputMode="numeric" value={f.priority} onInput={(v) => setF({ ...f, priority: v })} />
       </div>
       <ErrorBox error={act.error} />
-      <Button busy={act.busy} onClick={() => act.run(async () => setDry((await dash<{ data: ReadonlyArray<DryRun> }>("POST", "/api/v1/rules/dry-run", { body: body() })).data))}>Dry-run over recent deposits</Button>{" "}
+      <Button busy={act.busy} onClick={() => act.run(async () => setDry((await dash((c) => c.rules.dryRun({ payload: formBody(body()) }))).data))}>Dry-run over recent deposits</Button>{" "}
       {mayWrite && <Button type="submit" kind="primary" busy={act.busy}>Create rule</Button>}
       {dry && <DryRunTable rows={dry} />}
     </Form>
@@ -78,7 +75,7 @@ const FlowForm = ({ onCreated }: { onCreated: () => void }) => {
       if (r !== undefined) b.minRiskScore = r
       const p = int("Priority", f.priority)
       if (p !== undefined) b.priority = p
-      await dash("POST", "/api/v1/flows", { body: b })
+      await dash((c) => c.flows.create({ payload: formBody(b) }))
       onCreated()
     })}>
       <div class="grid3">
@@ -99,9 +96,9 @@ const FlowForm = ({ onCreated }: { onCreated: () => void }) => {
 export const AutomationPage = () => {
   const s = useSession()!
   const role = s.me?.user.role
-  const rules = useLoad(() => dash<Page<Rule>>("GET", "/api/v1/rules", { query: { take: 100 } }), [s.mode])
-  const flows = useLoad(() => dash<Page<Flow>>("GET", "/api/v1/flows", { query: { take: 100 } }), [s.mode])
-  const runs = useLoad(() => dash<Page<Run>>("GET", "/api/v1/flows/runs", { query: { take: 25 } }), [s.mode])
+  const rules = useLoad(() => dash((c) => c.rules.list({ urlParams: { take: 100 } })), [s.mode])
+  const flows = useLoad(() => dash((c) => c.flows.list({ urlParams: { take: 100 } })), [s.mode])
+  const runs = useLoad(() => dash((c) => c.flows.runs({ urlParams: { take: 25 } })), [s.mode])
   const [dry, setDry] = useState<{ flow: string; rows: ReadonlyArray<DryRun> } | null>(null)
   const act = useAction()
   return (
@@ -115,7 +112,7 @@ export const AutomationPage = () => {
               <td>{r.trigger}</td><td>{r.action}</td>
               <td>{r.thresholdKobo !== null ? <>≥ <Money kobo={r.thresholdKobo} /></> : r.minRiskScore !== null ? `risk ≥ ${r.minRiskScore}` : "—"}</td>
               <td>{r.priority}</td><td>{lagos(r.createdAt)}</td>
-              <td>{can(role, "rulesWrite") && <Button kind="danger" label={`Delete rule ${r.trigger} ${r.action}`} busy={act.busy} onClick={() => act.run(async () => { await dash("DELETE", `/api/v1/rules/${enc(r.id)}`); rules.reload() })}>Delete</Button>}</td>
+              <td>{can(role, "rulesWrite") && <Button kind="danger" label={`Delete rule ${r.trigger} ${r.action}`} busy={act.busy} onClick={() => act.run(async () => { await dash((c) => c.rules.delete({ path: { id: r.id } })); rules.reload() })}>Delete</Button>}</td>
             </tr>
           ))}
         </Table>
@@ -132,10 +129,10 @@ export const AutomationPage = () => {
               <td>{f.minAmountKobo !== null ? <>≥ <Money kobo={f.minAmountKobo} /></> : "—"}{f.minRiskScore !== null ? ` · risk ≥ ${f.minRiskScore}` : ""}</td>
               <td><Badge text={f.enabled ? "Enabled" : "Disabled"} /></td>
               <td class="actions">
-                <Button label={`Dry-run flow ${f.name}`} busy={act.busy} onClick={() => act.run(async () => setDry({ flow: f.name, rows: (await dash<{ data: ReadonlyArray<DryRun> }>("POST", `/api/v1/flows/${enc(f.id)}/dry-run`, { body: {} })).data }))}>Dry-run</Button>
+                <Button label={`Dry-run flow ${f.name}`} busy={act.busy} onClick={() => act.run(async () => setDry({ flow: f.name, rows: (await dash((c) => c.flows.dryRun({ path: { id: f.id }, payload: {} }))).data }))}>Dry-run</Button>
                 {can(role, "flowsWrite") && <>
-                  <Button label={`${f.enabled ? "Disable" : "Enable"} flow ${f.name}`} busy={act.busy} onClick={() => act.run(async () => { await dash("POST", `/api/v1/flows/${enc(f.id)}/enabled`, { body: { enabled: !f.enabled } }); flows.reload() })}>{f.enabled ? "Disable" : "Enable"}</Button>
-                  <Button kind="danger" label={`Delete flow ${f.name}`} busy={act.busy} onClick={() => act.run(async () => { await dash("DELETE", `/api/v1/flows/${enc(f.id)}`); flows.reload() })}>Delete</Button>
+                  <Button label={`${f.enabled ? "Disable" : "Enable"} flow ${f.name}`} busy={act.busy} onClick={() => act.run(async () => { await dash((c) => c.flows.setEnabled({ path: { id: f.id }, payload: { enabled: !f.enabled } })); flows.reload() })}>{f.enabled ? "Disable" : "Enable"}</Button>
+                  <Button kind="danger" label={`Delete flow ${f.name}`} busy={act.busy} onClick={() => act.run(async () => { await dash((c) => c.flows.delete({ path: { id: f.id } })); flows.reload() })}>Delete</Button>
                 </>}
               </td>
             </tr>

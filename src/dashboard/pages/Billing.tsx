@@ -1,14 +1,13 @@
 import { useState } from "preact/hooks"
 import { can } from "../Access.js"
-import type { Page } from "../Api.js"
+import { formBody } from "../Client.js"
+import { kobo } from "../../client/index.js"
 import { dash, enc } from "../calls.js"
 import { lagos } from "../Dates.js"
 import { useSession } from "../Session.js"
 import { Badge, Button, Empty, ErrorBox, Field, Form, koboOf, Loading, Money, NairaField, Notice, Section, Select, Table, useAction, useLoad } from "../ui.js"
 
 interface Schedule { id: string; accountRef: string; interval: string; amountKobo: number; dueOffsetDays: number; description: string | null; reference: string; status: string; nextPeriodStart: string | null; nextAmountKobo: number; createdAt: string }
-interface Period { id: string; index: number; periodStart: string; periodEnd: string; dueDate: string; amountKobo: number; paidKobo: number; outstandingKobo: number; status: string; paidAt: string | null }
-interface Clock { now: string; offsetSeconds: number }
 
 const INTERVALS = ["Weekly", "Monthly", "Quarterly", "Yearly"]
 
@@ -23,7 +22,7 @@ const CreateSchedule = ({ onCreated }: { onCreated: (s: Schedule) => void }) => 
         accountRef: f.accountRef.trim(), interval: f.interval, amountKobo: koboOf("Amount per period", f.amount), dueOffsetDays: Number(f.dueOffsetDays.trim()), reference: f.reference.trim()
       }
       if (f.description.trim()) body.description = f.description.trim()
-      const s = await dash<Schedule>("POST", "/api/v1/billing/schedules", { body })
+      const s = await dash((c) => c.billing.create({ payload: formBody(body) }))
       setF({ ...f, accountRef: "", amount: "", description: "", reference: `sched-${Date.now().toString(36)}` })
       onCreated(s)
     })}>
@@ -43,7 +42,7 @@ const CreateSchedule = ({ onCreated }: { onCreated: (s: Schedule) => void }) => 
 
 const SandboxClock = () => {
   const s = useSession()!
-  const clock = useLoad(() => dash<Clock>("GET", "/api/v1/sandbox/clock"), [s.mode])
+  const clock = useLoad(() => dash((c) => c.sandbox.clock()), [s.mode])
   const [days, setDays] = useState("1")
   const act = useAction()
   return (
@@ -53,7 +52,7 @@ const SandboxClock = () => {
       {can(s.me?.user.role, "sandboxClock") && (
         <Form label="Advance the sandbox clock" class="inline-form" onSubmit={() => act.run(async () => {
           if (!/^\d+$/.test(days.trim()) || Number(days) < 1 || Number(days) > 366) throw new Error("Days must be a whole number from 1 to 366")
-          clock.setData(await dash<Clock>("POST", "/api/v1/sandbox/clock/advance", { body: { seconds: Number(days) * 86400 } }))
+          clock.setData(await dash((c) => c.sandbox.advanceClock({ payload: { seconds: Number(days) * 86400 } })))
         })}>
           <Field label="Days to move forward" name="clock-days" inputMode="numeric" value={days} onInput={setDays} />
           <Button type="submit" busy={act.busy}>Advance clock</Button>
@@ -66,7 +65,7 @@ const SandboxClock = () => {
 export const BillingPage = () => {
   const s = useSession()!
   const mayWrite = can(s.me?.user.role, "billingWrite")
-  const list = useLoad(() => dash<Page<Schedule>>("GET", "/api/v1/billing/schedules", { query: { take: 100 } }), [s.mode])
+  const list = useLoad(() => dash((c) => c.billing.list({ urlParams: { take: 100 } })), [s.mode])
   const [created, setCreated] = useState<Schedule | null>(null)
   return (
     <>
@@ -98,12 +97,14 @@ export const BillingPage = () => {
 export const ScheduleDetailPage = ({ id }: { id: string }) => {
   const s = useSession()!
   const mayWrite = can(s.me?.user.role, "billingWrite")
-  const sched = useLoad(() => dash<Schedule>("GET", `/api/v1/billing/schedules/${enc(id)}`), [s.mode, id])
-  const periods = useLoad(() => dash<Page<Period>>("GET", `/api/v1/billing/schedules/${enc(id)}/periods`, { query: { take: 100 } }), [s.mode, id])
+  const sched = useLoad(() => dash((c) => c.billing.get({ path: { id: id } })), [s.mode, id])
+  const periods = useLoad(() => dash((c) => c.billing.periods({ path: { id: id }, urlParams: { take: 100 } })), [s.mode, id])
   const [next, setNext] = useState("")
   const act = useAction()
-  const change = (path: string, body?: unknown) => act.run(async () => {
-    sched.setData(await dash<Schedule>(path === "next-amount" ? "PUT" : "POST", `/api/v1/billing/schedules/${enc(id)}/${path}`, body === undefined ? {} : { body }))
+  const change = (what: "pause" | "resume" | "cancel" | { readonly amountKobo: number }) => act.run(async () => {
+    sched.setData(await dash((c) => typeof what === "string"
+      ? c.billing[what]({ path: { id } })
+      : c.billing.setNextAmount({ path: { id }, payload: { amountKobo: kobo(what.amountKobo) } })))
     periods.reload()
   })
   if (sched.error) return <ErrorBox error={sched.error} />
@@ -124,7 +125,7 @@ export const ScheduleDetailPage = ({ id }: { id: string }) => {
           <div class="actions">
             {x.status === "Active" ? <Button busy={act.busy} onClick={() => change("pause")}>Pause</Button> : <Button busy={act.busy} onClick={() => change("resume")}>Resume</Button>}{" "}
             <Button kind="danger" busy={act.busy} onClick={() => confirm("Cancel this schedule for good?") && change("cancel")}>Cancel schedule</Button>
-            <Form label="Next period's amount" class="inline-form" onSubmit={() => { try { change("next-amount", { amountKobo: koboOf("Next amount", next) }) } catch (e) { act.setError(e) } }}>
+            <Form label="Next period's amount" class="inline-form" onSubmit={() => { try { change({ amountKobo: koboOf("Next amount", next) ?? 0 }) } catch (e) { act.setError(e) } }}>
               <NairaField label="Next period's amount (₦)" name="next-amount" value={next} onInput={setNext} />
               <Button type="submit" busy={act.busy}>Set next amount</Button>
             </Form>

@@ -21,7 +21,7 @@ export const CopilotPage = () => {
   const { busy, error, run } = useAction()
   const id = useId("prompt")
   const ask = (p: string) => run(async () => {
-    const a = await dash<CopilotAnswer>("POST", "/api/v1/copilot/ask", { body: { prompt: p } })
+    const a = await dash((c) => c.copilot.ask({ payload: { prompt: p } }))
     setAnswers([{ prompt: p, a }, ...answers])
     setPrompt("")
   })

@@ -1,9 +1,10 @@
 import { useState } from "preact/hooks"
 import { dash } from "../calls.js"
+import { count } from "../Plural.js"
 import { lagos } from "../Dates.js"
 import { formatBps, formatNaira } from "../Money.js"
 import { useSession } from "../Session.js"
-import type { CustomerInsight, InsightsAging, InsightsCustomers, InsightsForecast, InsightsOverview } from "../../contract/Insights.js"
+import type { CustomerInsight } from "../../contract/Insights.js"
 import { Badge, Empty, ErrorBox, Loading, Money, Section, Select, Table, useLoad } from "../ui.js"
 
 /** Charts as plain SVG: bars scaled to the largest value, each with its figure written beside it (no colour alone). */
@@ -65,10 +66,10 @@ const ScoreBar = ({ c }: { c: CustomerInsight }) => (
 export const InsightsPage = () => {
   const s = useSession()!
   const [days, setDays] = useState("28")
-  const overview = useLoad(() => dash<InsightsOverview>("GET", "/api/v1/insights"), [s.mode])
-  const aging = useLoad(() => dash<InsightsAging>("GET", "/api/v1/insights/aging"), [s.mode])
-  const forecast = useLoad(() => dash<InsightsForecast>("GET", "/api/v1/insights/forecast", { query: { days } }), [s.mode, days])
-  const customers = useLoad(() => dash<InsightsCustomers>("GET", "/api/v1/insights/customers", { query: { take: 20 } }), [s.mode])
+  const overview = useLoad(() => dash((c) => c.insights.overview({ urlParams: {} })), [s.mode])
+  const aging = useLoad(() => dash((c) => c.insights.aging()), [s.mode])
+  const forecast = useLoad(() => dash((c) => c.insights.forecast({ urlParams: { days: Number(days) } })), [s.mode, days])
+  const customers = useLoad(() => dash((c) => c.insights.customers({ urlParams: { take: 20 } })), [s.mode])
   const o = overview.data
   return (
     <>
@@ -84,7 +85,7 @@ export const InsightsPage = () => {
               <div class="stat"><span>Pending review</span><strong>{o.risk.pendingReview}</strong><small>{o.risk.highRisk} high risk</small></div>
             </div>
             <BarChart id="chart-reconciliation" title="Deposits by reconciliation outcome"
-              rows={Object.entries(o.reconciliation).map(([k, v]) => ({ label: `${k} (${v.count})`, parts: [{ kobo: v.amountKobo, cls: "bar-collected", name: k }] }))} />
+              rows={Object.entries(o.reconciliation).map(([k, v]) => ({ label: `${k} (${count(v.count, "deposit")})`, parts: [{ kobo: v.amountKobo, cls: "bar-collected", name: k }] }))} />
             <p class="muted">As of {lagos(o.asOf)}.</p>
           </>
         ) : !overview.error && <Loading what="the overview" />}

@@ -1,18 +1,17 @@
 import { useState } from "preact/hooks"
 import { can, liveUnlocked } from "../Access.js"
-import type { Page } from "../Api.js"
-import { dash, enc } from "../calls.js"
+import type { Answer, CollectionsClient } from "../../client/index.js"
+import { dash } from "../calls.js"
 import { lagos } from "../Dates.js"
-import { type Mode, setSandboxKey, useSession } from "../Session.js"
+import { forgetSandboxKey, type Mode, sandboxKey, setSandboxKey, useSession } from "../Session.js"
 import { Badge, Button, CopyButton, Empty, ErrorBox, Field, Form, Loading, Notice, Section, Select, Table, useAction, useLoad } from "../ui.js"
 
-interface ApiKey { id: string; mode: Mode; clientId: string; createdAt: string; revokedAt: string | null }
 interface Created { id: string; mode: Mode; clientId: string; clientSecret: string }
 
 export const KeysPage = () => {
   const s = useSession()!
   const approved = liveUnlocked(s.me?.tenant.onboardingStatus)
-  const keys = useLoad(() => dash<Page<ApiKey>>("GET", "/api/v1/dashboard/api-keys", { query: { take: 100 } }), [s.mode])
+  const keys = useLoad(() => dash((c) => c.dashboard.listApiKeys({ urlParams: { take: 100 } })), [s.mode])
   const [mode, setMode] = useState<Mode>("test")
   const [created, setCreated] = useState<Created | null>(null)
   const create = useAction()
@@ -25,10 +24,10 @@ export const KeysPage = () => {
           <Select label="Mode of the new key" name="key-mode" value={mode} onChange={(v) => setMode(v as Mode)}
             options={approved ? [["test", "Test"], ["live", "Live"]] : [["test", "Test"]]} />
           <Button kind="primary" busy={create.busy} onClick={() => create.run(async () => {
-            const k = await dash<Created>("POST", "/api/v1/dashboard/api-keys", { body: { mode } })
+            const k = await dash((c) => c.dashboard.createApiKey({ payload: { mode } }))
             setCreated(k)
-            // This tab keeps the newest test key for the sandbox actions (test accounts, simulated deposits).
-            if (k.mode === "test") setSandboxKey({ clientId: k.clientId, clientSecret: k.clientSecret })
+            // A user without a sandbox key keeps this one for the sandbox actions (test accounts, simulated deposits).
+            if (k.mode === "test" && !sandboxKey()) setSandboxKey({ keyId: k.id, clientId: k.clientId, clientSecret: k.clientSecret })
             keys.reload()
           })}>Create {mode} key</Button>
         </div>
@@ -41,7 +40,7 @@ export const KeysPage = () => {
               <dt>Client id</dt><dd><code id="new-client-id">{created.clientId}</code> <CopyButton text={created.clientId} label="Copy the client id" /></dd>
               <dt>Client secret</dt><dd><code id="new-client-secret">{created.clientSecret}</code> <CopyButton text={created.clientSecret} label="Copy the client secret" /></dd>
             </dl>
-            {created.mode === "test" && <p class="muted">This browser tab also uses this test key for sandbox actions (test accounts, simulated deposits) until you sign out.</p>}
+            {created.mode === "test" && <p class="muted">Unless you already had one, this browser keeps this test key for your sandbox actions (test accounts, simulated deposits), in every tab.</p>}
             <Button onClick={() => setCreated(null)}>I have copied it</Button>
           </div>
         )}
@@ -61,8 +60,8 @@ export const KeysPage = () => {
                   <Button kind="danger" busy={revoke.busy} label={`Revoke key ${k.clientId}`} onClick={() => {
                     if (!confirm(`Revoke ${k.clientId}? Tokens minted from it stop working at once.`)) return
                     revoke.run(async () => {
-                      await dash("DELETE", `/api/v1/dashboard/api-keys/${enc(k.id)}`)
-                      if (s.sandboxKey?.clientId === k.clientId) setSandboxKey(null)
+                      await dash((c) => c.dashboard.revokeApiKey({ path: { id: k.id } }))
+                      forgetSandboxKey(k.id, k.clientId)
                       keys.reload()
                     })
                   }}>Revoke</Button>
@@ -76,11 +75,7 @@ export const KeysPage = () => {
   )
 }
 
-interface Provider {
-  mode: Mode; provider: string; connectedAt: string | null; keyHint: string | null; preferredBank: string | null; webhookUrl: string
-  receiverPath: string; signatureHeader: string; merchantId?: string; webhookSecret?: string; canonicalString?: string
-  contractCode?: string; walletAccountNumber?: string; preferredBanks?: ReadonlyArray<string>
-}
+type Provider = Answer<CollectionsClient["dashboard"]["provider"]>
 
 const PROVIDER_NAMES: Record<string, string> = { paystack: "Paystack", monnify: "Monnify", sandbox: "Sandbox" }
 
@@ -105,7 +100,7 @@ const SandboxCredentials = ({ p }: { p: Provider }) => {
 
 /** Connect Paystack or Monnify (the keys are proved by the provider before they are saved, and never shown again), or go back to the sandbox. */
 const ConnectProvider = ({ mode, current, onDone }: { mode: Mode; current: string; onDone: () => void }) => {
-  const [provider, setProvider] = useState(current === "paystack" || current === "monnify" ? current : "paystack")
+  const [provider, setProvider] = useState<string>(current === "paystack" || current === "monnify" ? current : "paystack")
   const [f, setF] = useState({ secretKey: "", apiKey: "", contractCode: "", walletAccountNumber: "", preferredBanks: "50515" })
   const [bank, setBank] = useState(mode === "test" ? "test-bank" : "wema-bank")
   const set = (k: keyof typeof f) => (v: string) => setF({ ...f, [k]: v })
@@ -115,15 +110,16 @@ const ConnectProvider = ({ mode, current, onDone }: { mode: Mode; current: strin
   const label = provider === "sandbox" ? "Use the sandbox" : `Connect ${PROVIDER_NAMES[provider]}`
   return (
     <Form label="Connect a bank provider" onSubmit={() => connect.run(async () => {
-      const body = provider === "paystack"
-        ? { provider, secretKey: f.secretKey.trim(), preferredBank: bank }
-        : provider === "monnify"
+      const chosen = provider as "paystack" | "monnify" | "sandbox"
+      const body = chosen === "paystack"
+        ? { provider: chosen, secretKey: f.secretKey.trim(), preferredBank: bank }
+        : chosen === "monnify"
         ? {
-          provider, apiKey: f.apiKey.trim(), secretKey: f.secretKey.trim(), contractCode: f.contractCode.trim(), walletAccountNumber: f.walletAccountNumber.trim(),
+          provider: chosen, apiKey: f.apiKey.trim(), secretKey: f.secretKey.trim(), contractCode: f.contractCode.trim(), walletAccountNumber: f.walletAccountNumber.trim(),
           preferredBanks: f.preferredBanks.split(",").map((b) => b.trim()).filter((b) => b !== "")
         }
-        : { provider }
-      await dash<Provider>("PUT", "/api/v1/dashboard/provider", { body })
+        : { provider: chosen }
+      await dash((c) => c.dashboard.connectProvider({ payload: body }))
       setF({ ...f, secretKey: "", apiKey: "" })
       onDone()
     })}>
@@ -156,7 +152,7 @@ const ConnectProvider = ({ mode, current, onDone }: { mode: Mode; current: strin
 
 export const ProviderPage = () => {
   const s = useSession()!
-  const p = useLoad(() => dash<Provider>("GET", "/api/v1/dashboard/provider"), [s.mode])
+  const p = useLoad(() => dash((c) => c.dashboard.provider()), [s.mode])
   const [editing, setEditing] = useState(false)
   const d = p.data
   return (

@@ -31,7 +31,7 @@ export const OnboardingPage = () => {
         <Section title="Business details">
           <Form label="Business details" onSubmit={() => run(async () => {
             const body = Object.fromEntries(Object.entries(f).filter(([, v]) => v.trim() !== "").map(([k, v]) => [k, v.trim()]))
-            await dash("POST", "/api/v1/dashboard/onboarding", { body })
+            await dash((c) => c.dashboard.onboarding({ payload: body }))
             await refreshMe()
             setDone(true)
           })}>

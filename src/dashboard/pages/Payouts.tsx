@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks"
 import { can } from "../Access.js"
-import type { Page } from "../Api.js"
+import { formBody } from "../Client.js"
 import { dash } from "../calls.js"
 import { lagos } from "../Dates.js"
 import { useSession } from "../Session.js"
@@ -8,7 +8,6 @@ import { Badge, Button, Empty, ErrorBox, Field, Form, koboOf, Loading, Money, Na
 
 interface Bank { name: string; code: string }
 interface Transfer { merchantTxRef: string; amountKobo: number; accountNumber: string; bankCode: string; bankName: string; accountName: string; narration: string | null; status: string; failureReason: string | null; source: string; createdAt: string; completedAt: string | null }
-interface Balance { availableKobo: number; receivableKobo: number; heldKobo: number; pendingReviewKobo: number; inTransitKobo: number; settledTodayKobo: number; paidOutTodayKobo: number; dailyPayoutCapKobo: number; payoutCapRemainingKobo: number; day: string }
 
 const newRef = () => `payout-${Date.now().toString(36)}`
 
@@ -25,7 +24,7 @@ const SendPayout = ({ banks, onSent }: { banks: ReadonlyArray<Bank>; onSent: () 
       const body: Record<string, unknown> = { merchantTxRef: f.merchantTxRef.trim(), amountKobo, accountNumber: f.accountNumber.trim(), bankCode: f.bankCode }
       if (f.narration.trim()) body.narration = f.narration.trim()
       if (name) body.accountName = name
-      setSent(await dash<Transfer>("POST", "/api/v1/transfers/bank", { body }))
+      setSent(await dash((c) => c.transfers.create({ payload: formBody(body) })))
       setF({ ...f, amount: "", narration: "", merchantTxRef: newRef() })
       onSent()
     })}>
@@ -34,7 +33,7 @@ const SendPayout = ({ banks, onSent }: { banks: ReadonlyArray<Bank>; onSent: () 
         <Field label="Account number (NUBAN)" name="accountNumber" inputMode="numeric" value={f.accountNumber} onInput={set("accountNumber")} required />
       </div>
       <Button busy={lookup.busy} onClick={() => lookup.run(async () => {
-        const r = await dash<{ accountName: string }>("POST", "/api/v1/transfers/bank/lookup", { body: { accountNumber: f.accountNumber.trim(), bankCode: f.bankCode } })
+        const r = await dash((c) => c.transfers.lookup({ payload: { accountNumber: f.accountNumber.trim(), bankCode: f.bankCode } }))
         setName(r.accountName)
       })}>Look up the account name</Button>
       {name && <p role="status">Account name: <strong id="looked-up-name">{name}</strong></p>}
@@ -54,9 +53,9 @@ const SendPayout = ({ banks, onSent }: { banks: ReadonlyArray<Bank>; onSent: () 
 export const PayoutsPage = () => {
   const s = useSession()!
   const pager = usePager()
-  const balance = useLoad(() => dash<Balance>("GET", "/api/v1/balance"), [s.mode])
-  const banks = useLoad(() => dash<Page<Bank>>("GET", "/api/v1/transfers/banks"), [s.mode])
-  const list = useLoad(() => dash<Page<Transfer>>("GET", "/api/v1/transfers", { query: { take: 25, startingAfter: pager.startingAfter } }), [s.mode, pager.startingAfter])
+  const balance = useLoad(() => dash((c) => c.transfers.balance()), [s.mode])
+  const banks = useLoad(() => dash((c) => c.transfers.banks()), [s.mode])
+  const list = useLoad(() => dash((c) => c.transfers.list({ urlParams: { take: 25, startingAfter: pager.startingAfter } })), [s.mode, pager.startingAfter])
   const b = balance.data
   return (
     <>

@@ -1,6 +1,5 @@
 import { useState } from "preact/hooks"
 import { can } from "../Access.js"
-import type { Page } from "../Api.js"
 import { dash, enc } from "../calls.js"
 import { lagos } from "../Dates.js"
 import { useSession } from "../Session.js"
@@ -10,7 +9,7 @@ import { ReviewDecision, RiskReasons, type Transaction } from "./Transactions.js
 
 export const ReviewPage = () => {
   const s = useSession()!
-  const q = useLoad(() => dash<Page<Transaction>>("GET", "/api/v1/transactions", { query: { status: "PendingReview", take: 100 } }), [s.mode])
+  const q = useLoad(() => dash((c) => c.transactions.list({ urlParams: { status: "PendingReview", take: 100 } })), [s.mode])
   const [decided, setDecided] = useState<ReadonlyArray<Transaction>>([])
   const mayDecide = can(s.me?.user.role, "review")
   return (

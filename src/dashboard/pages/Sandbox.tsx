@@ -1,35 +1,41 @@
 import { useState } from "preact/hooks"
 import { can } from "../Access.js"
 import { dash } from "../calls.js"
-import { sandboxToken, setSandboxKey, useSession } from "../Session.js"
+import { Failure } from "../Client.js"
+import { sandboxKey, sandboxToken, setSandboxKey, useSession } from "../Session.js"
 import { Button, ErrorBox, Field, Form, Notice, useAction } from "../ui.js"
 
 /**
  * Test-mode API-plane actions (creating a test virtual account, simulating a deposit) need a test API key's token.
- * This panel gives the tab one: create a test key for it (Owner/Admin), or paste an existing key's id and secret.
+ * This panel gives the user one, kept in this browser for every tab and sign-in of theirs (Session.ts): create a test
+ * key (Owner/Admin), or paste an existing key's id and secret. A second tab finds the key kept and mints none.
  */
 export const SandboxKeyPanel = () => {
   const s = useSession()!
   const [clientId, setClientId] = useState("")
   const [clientSecret, setClientSecret] = useState("")
   const { busy, error, run } = useAction()
-  if (s.sandboxKey) {
+  const kept = sandboxKey()
+  if (kept) {
     return (
       <p class="muted" id="sandbox-key">
-        Sandbox actions use test key <code>{s.sandboxKey.clientId}</code>.{" "}
+        Sandbox actions use your test key <code>{kept.clientId}</code>.{" "}
         <Button onClick={() => setSandboxKey(null)}>Forget this key</Button>
       </p>
     )
   }
   return (
     <Notice kind="warn">
-      <p>Test accounts and simulated deposits are made with a test API key (the sandbox is API-only). This tab has none yet.</p>
+      <p>Test accounts and simulated deposits are made with a test API key (the sandbox is API-only). You have none in this browser yet.</p>
       {can(s.me?.user.role, "apiKeys") && (
         <Button kind="primary" busy={busy} onClick={() => run(async () => {
-          const k = await dash<{ clientId: string; clientSecret: string }>("POST", "/api/v1/dashboard/api-keys", { body: { mode: "test" } })
-          setSandboxKey({ clientId: k.clientId, clientSecret: k.clientSecret })
+          // Another tab of this user may have kept one meanwhile: reuse it rather than mint a second.
+          if (!sandboxKey()) {
+            const k = await dash((c) => c.dashboard.createApiKey({ payload: { mode: "test" } }))
+            setSandboxKey({ keyId: k.id, clientId: k.clientId, clientSecret: k.clientSecret })
+          }
           await sandboxToken()
-        })}>Create a test key for this tab</Button>
+        })}>Create a test key for the sandbox</Button>
       )}
       <Form label="Use an existing test key" class="inline-form" onSubmit={() => run(async () => {
         setSandboxKey({ clientId: clientId.trim(), clientSecret: clientSecret.trim() })
@@ -47,6 +53,6 @@ export const SandboxKeyPanel = () => {
 /** The sandbox token, or an error that says how to get one. */
 export const requireSandboxToken = async () => {
   const t = await sandboxToken()
-  if (!t) throw new Error("Sandbox actions need a test API key: create one above or paste one in.")
+  if (!t) throw new Failure("Sandbox actions need a test API key: create one above or paste one in.")
   return t
 }

@@ -1,15 +1,16 @@
 import { useState } from "preact/hooks"
 import { can } from "../Access.js"
-import type { Page } from "../Api.js"
+import type { Answer, CollectionsClient } from "../../client/index.js"
+import { formBody } from "../Client.js"
+import { count } from "../Plural.js"
 import { dash } from "../calls.js"
 import { lagos } from "../Dates.js"
 import { formatNaira, nairaInput } from "../Money.js"
 import { useSession } from "../Session.js"
 import { Badge, Button, Checkbox, Empty, ErrorBox, Field, Form, koboOf, Money, NairaField, Notice, Section, Table, useAction, useLoad } from "../ui.js"
 
-interface Settings { settlementAccountNumber: string | null; settlementBankCode: string | null; settlementBankName: string | null; settlementAccountName: string | null; verifiedAt: string | null; autoSettle: boolean; minPayoutKobo: number; active: boolean; lastRunAt: string | null }
+type Settings = Answer<CollectionsClient["settings"]["getSettlement"]>
 interface Leg { subMerchantRef: string | null; bps: number | null; flatKobo: number | null; priority: number }
-interface Settlement { id: string; accountRef: string; netKobo: number; status: string; reason: string | null; legs: ReadonlyArray<{ legNo: number; kind: string; amountKobo: number; status?: string }>; createdAt: string }
 
 const SettingsForm = ({ s0, onSaved, mayWrite }: { s0: Settings; onSaved: (s: Settings) => void; mayWrite: boolean }) => {
   const [f, setF] = useState({
@@ -23,7 +24,7 @@ const SettingsForm = ({ s0, onSaved, mayWrite }: { s0: Settings; onSaved: (s: Se
       if (f.accountNumber.trim() || f.bankCode.trim() || f.accountName.trim()) {
         Object.assign(body, { settlementAccountNumber: f.accountNumber.trim(), settlementBankCode: f.bankCode.trim(), settlementAccountName: f.accountName.trim() })
       }
-      onSaved(await dash<Settings>("PUT", "/api/v1/settings/settlement", { body }))
+      onSaved(await dash((c) => c.settings.putSettlement({ payload: body })))
     })}>
       <div class="grid3">
         <Field label="Settlement account number" name="settle-account" inputMode="numeric" value={f.accountNumber} onInput={(v) => setF({ ...f, accountNumber: v })} />
@@ -54,7 +55,7 @@ const SplitsEditor = ({ legs, onSaved, mayWrite }: { legs: ReadonlyArray<Leg>; o
         if (flat !== undefined) leg.flatKobo = flat
         return leg
       })
-      await dash("PUT", "/api/v1/settings/splits", { body: { splits } })
+      await dash((c) => c.settings.putSplits({ payload: { splits: formBody(splits) } }))
       onSaved()
     })}>
       {rows.length === 0 && <p class="muted">No legs: everything goes to the settlement account.</p>}
@@ -80,9 +81,9 @@ const SplitsEditor = ({ legs, onSaved, mayWrite }: { legs: ReadonlyArray<Leg>; o
 export const SettlementPage = () => {
   const s = useSession()!
   const role = s.me?.user.role
-  const settings = useLoad(() => dash<Settings>("GET", "/api/v1/settings/settlement"), [s.mode])
-  const splits = useLoad(() => dash<{ splits: ReadonlyArray<Leg> }>("GET", "/api/v1/settings/splits"), [s.mode])
-  const list = useLoad(() => dash<Page<Settlement>>("GET", "/api/v1/settlements", { query: { take: 25 } }), [s.mode])
+  const settings = useLoad(() => dash((c) => c.settings.getSettlement()), [s.mode])
+  const splits = useLoad(() => dash((c) => c.settings.getSplits()), [s.mode])
+  const list = useLoad(() => dash((c) => c.settlements.list({ urlParams: { take: 25 } })), [s.mode])
   const run = useAction()
   const [ran, setRan] = useState<string | null>(null)
   return (
@@ -101,8 +102,8 @@ export const SettlementPage = () => {
       </Section>
       <Section title="Settlements">
         {can(role, "settlementRun") && <Button kind="primary" busy={run.busy} onClick={() => run.run(async () => {
-          const r = await dash<{ settledCount: number; skippedCount: number }>("POST", "/api/v1/settlements/run")
-          setRan(`Settled ${r.settledCount}, skipped ${r.skippedCount}.`)
+          const r = await dash((c) => c.settlements.run())
+          setRan(`Settled ${count(r.settledCount, "account")}, skipped ${count(r.skippedCount, "account")}.`)
           list.reload()
         })}>Settle now</Button>}
         {ran && <Notice kind="ok">{ran}</Notice>}

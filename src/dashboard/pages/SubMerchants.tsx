@@ -1,13 +1,12 @@
 import { useState } from "preact/hooks"
 import { can } from "../Access.js"
-import type { Page } from "../Api.js"
-import { dash, enc } from "../calls.js"
+import { formBody } from "../Client.js"
+import { dash } from "../calls.js"
 import { lagos } from "../Dates.js"
 import { useSession } from "../Session.js"
 import { Button, Empty, ErrorBox, Field, Form, Money, Notice, Section, Table, useAction, useLoad } from "../ui.js"
 
 interface SubMerchant { id: string; name: string; reference: string; payoutAccount: { bankName: string; bankCode: string; accountNumber: string; accountName: string; verifiedAt: string } | null; platformFeeBps: number; createdAt: string }
-interface Balance { collectedKobo: number; settledKobo: number; pendingKobo: number; inTransitKobo: number; unsweptKobo: number }
 
 const PayoutForm = ({ sm, onSaved }: { sm: SubMerchant; onSaved: () => void }) => {
   const [f, setF] = useState({ accountNumber: "", bankCode: "", platformFeeBps: String(sm.platformFeeBps) })
@@ -19,7 +18,7 @@ const PayoutForm = ({ sm, onSaved }: { sm: SubMerchant; onSaved: () => void }) =
         if (!/^\d+$/.test(f.platformFeeBps.trim())) throw new Error("Platform fee must be whole basis points (100 = 1%)")
         body.platformFeeBps = Number(f.platformFeeBps.trim())
       }
-      await dash("PUT", `/api/v1/sub-merchants/${enc(sm.id)}/payout`, { body })
+      await dash((c) => c.subMerchants.setPayout({ path: { id: sm.id }, payload: formBody(body) }))
       onSaved()
     })}>
       <Field label="Account number" name={`sm-acct-${sm.id}`} inputMode="numeric" value={f.accountNumber} onInput={(v) => setF({ ...f, accountNumber: v })} />
@@ -32,7 +31,7 @@ const PayoutForm = ({ sm, onSaved }: { sm: SubMerchant; onSaved: () => void }) =
 }
 
 const BalanceOf = ({ id }: { id: string }) => {
-  const b = useLoad(() => dash<Balance>("GET", `/api/v1/sub-merchants/${enc(id)}/balance`), [id])
+  const b = useLoad(() => dash((c) => c.subMerchants.balance({ path: { id: id } })), [id])
   if (b.error) return <ErrorBox error={b.error} />
   if (!b.data) return <span class="muted">…</span>
   return <span>collected <Money kobo={b.data.collectedKobo} />, settled <Money kobo={b.data.settledKobo} />, pending <Money kobo={b.data.pendingKobo} />, unswept <Money kobo={b.data.unsweptKobo} /></span>
@@ -41,7 +40,7 @@ const BalanceOf = ({ id }: { id: string }) => {
 export const SubMerchantsPage = () => {
   const s = useSession()!
   const mayWrite = can(s.me?.user.role, "subMerchantsWrite")
-  const list = useLoad(() => dash<Page<SubMerchant>>("GET", "/api/v1/sub-merchants", { query: { take: 100 } }), [s.mode])
+  const list = useLoad(() => dash((c) => c.subMerchants.list({ urlParams: { take: 100 } })), [s.mode])
   const [f, setF] = useState({ name: "", reference: "" })
   const act = useAction()
   return (
@@ -49,7 +48,7 @@ export const SubMerchantsPage = () => {
       {mayWrite ? (
         <Section title="New sub-merchant">
           <Form label="New sub-merchant" onSubmit={() => act.run(async () => {
-            await dash("POST", "/api/v1/sub-merchants", { body: { name: f.name.trim(), reference: f.reference.trim() } })
+            await dash((c) => c.subMerchants.create({ payload: { name: f.name.trim(), reference: f.reference.trim() } }))
             setF({ name: "", reference: "" })
             list.reload()
           })}>

@@ -1,15 +1,13 @@
 import { useState } from "preact/hooks"
 import { can } from "../Access.js"
-import type { Page } from "../Api.js"
 import { dash } from "../calls.js"
 import { useSession } from "../Session.js"
 import { Badge, Button, ErrorBox, Field, Form, Notice, Section, Select, Table, useAction, useLoad } from "../ui.js"
 
-interface User { id: string; email: string; role: string }
 
 export const TeamPage = () => {
   const s = useSession()!
-  const users = useLoad(() => dash<Page<User>>("GET", "/api/v1/dashboard/users", { query: { take: 100 } }), [s.mode])
+  const users = useLoad(() => dash((c) => c.dashboard.listUsers({ urlParams: { take: 100 } })), [s.mode])
   const [f, setF] = useState({ email: "", password: "", role: "Member" })
   const act = useAction()
   return (
@@ -17,7 +15,7 @@ export const TeamPage = () => {
       {can(s.me?.user.role, "inviteUser") ? (
         <Section title="Invite a teammate">
           <Form label="Invite a teammate" onSubmit={() => act.run(async () => {
-            await dash("POST", "/api/v1/dashboard/users", { body: { email: f.email.trim(), password: f.password, role: f.role } })
+            await dash((c) => c.dashboard.inviteUser({ payload: { email: f.email.trim(), password: f.password, role: f.role as "Admin" | "Member" } }))
             setF({ email: "", password: "", role: "Member" })
             users.reload()
           })}>

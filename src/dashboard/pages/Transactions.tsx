@@ -1,26 +1,22 @@
 import { useState } from "preact/hooks"
 import { can } from "../Access.js"
-import type { Page } from "../Api.js"
+import { formBody } from "../Client.js"
+import type { Answer, CollectionsClient } from "../../client/index.js"
+import { params } from "../Client.js"
+import { count } from "../Plural.js"
 import { dash, enc } from "../calls.js"
 import { lagos } from "../Dates.js"
 import { useSession } from "../Session.js"
 import { Badge, Button, Checkbox, Empty, ErrorBox, Field, Form, koboOf, Loading, Money, NairaField, Notice, Pager, Section, Select, Table, useAction, useLoad, usePager } from "../ui.js"
 
 export interface RiskReason { code: string; points: number; detail: string }
-export interface Transaction {
-  reference: string; accountRef: string | null; nuban: string; amountKobo: number
-  status: "Completed" | "PendingReview" | "Rejected" | "Reversed"
-  reconciliationStatus: string; riskScore: number; riskReasons: ReadonlyArray<RiskReason>
-  senderName: string | null; senderAccountNumber: string | null; senderBankCode: string | null; narration: string | null
-  paidAt: string; reconciledAt: string; reversedReference: string | null; flagged: boolean; flagReasons: ReadonlyArray<string>
-  review: { decision: string; note: string | null; decidedBy: string; decidedAt: string } | null; mode: string
-}
-interface Summary { total: { count: number; amountKobo: number }; successful: { count: number; amountKobo: number }; failed: { count: number; amountKobo: number }; pendingReview: { count: number; amountKobo: number } }
+export type Transaction = Answer<CollectionsClient["transactions"]["get"]>
+const dateOf = (iso: string | undefined) => (iso === undefined ? undefined : new Date(iso))
 
 const STATUSES = ["", "Completed", "PendingReview", "Rejected", "Reversed"] as const
 const RECON = ["", "Exact", "Underpaid", "Overpaid", "Duplicate", "Reversal", "Credited", "Unmatched"] as const
 /** A yyyy-mm-dd from a date input as the start (or the end) of that day in Lagos (UTC+1, no daylight saving). */
-const lagosDay = (d: string, end: boolean) => (d ? new Date(`${d}T${end ? "23:59:59.999" : "00:00:00.000"}+01:00`).toISOString() : undefined)
+export const lagosDay = (d: string, end: boolean) => (d ? new Date(`${d}T${end ? "23:59:59.999" : "00:00:00.000"}+01:00`).toISOString() : undefined)
 
 export const RiskReasons = ({ reasons }: { reasons: ReadonlyArray<RiskReason> }) =>
   reasons.length === 0 ? <span class="muted">None</span> : (
@@ -36,20 +32,20 @@ export const TransactionsPage = () => {
   const [applied, setApplied] = useState(f)
   const query = {
     status: applied.status, reconciliation: applied.reconciliation, accountRef: applied.accountRef.trim(),
-    from: lagosDay(applied.from, false), to: lagosDay(applied.to, true), flagged: applied.flagged ? "true" : undefined
+    from: dateOf(lagosDay(applied.from, false)), to: dateOf(lagosDay(applied.to, true)), flagged: applied.flagged ? "true" : undefined
   }
-  const list = useLoad(() => dash<Page<Transaction>>("GET", "/api/v1/transactions", { query: { ...query, take: 25, startingAfter: pager.startingAfter } }), [s.mode, JSON.stringify(applied), pager.startingAfter])
-  const summary = useLoad(() => dash<Summary>("GET", "/api/v1/transactions/summary", { query: { from: query.from, to: query.to } }), [s.mode, applied.from, applied.to])
+  const list = useLoad(() => dash((c) => c.transactions.list({ urlParams: params({ ...query, take: 25, startingAfter: pager.startingAfter }) })), [s.mode, JSON.stringify(applied), pager.startingAfter])
+  const summary = useLoad(() => dash((c) => c.transactions.summary({ urlParams: params({ from: query.from, to: query.to }) })), [s.mode, applied.from, applied.to])
   return (
     <>
       <Section title="Totals">
         <ErrorBox error={summary.error} />
         {summary.data && (
           <div class="stats">
-            <div class="stat"><span>All</span><strong><Money kobo={summary.data.total.amountKobo} /></strong><small>{summary.data.total.count} deposits</small></div>
-            <div class="stat"><span>Successful</span><strong><Money kobo={summary.data.successful.amountKobo} /></strong><small>{summary.data.successful.count}</small></div>
-            <div class="stat"><span>Pending review</span><strong><Money kobo={summary.data.pendingReview.amountKobo} /></strong><small>{summary.data.pendingReview.count}</small></div>
-            <div class="stat"><span>Failed</span><strong><Money kobo={summary.data.failed.amountKobo} /></strong><small>{summary.data.failed.count}</small></div>
+            <div class="stat"><span>All</span><strong><Money kobo={summary.data.total.amountKobo} /></strong><small>{count(summary.data.total.count, "deposit")}</small></div>
+            <div class="stat"><span>Successful</span><strong><Money kobo={summary.data.successful.amountKobo} /></strong><small>{count(summary.data.successful.count, "deposit")}</small></div>
+            <div class="stat"><span>Pending review</span><strong><Money kobo={summary.data.pendingReview.amountKobo} /></strong><small>{count(summary.data.pendingReview.count, "deposit")}</small></div>
+            <div class="stat"><span>Failed</span><strong><Money kobo={summary.data.failed.amountKobo} /></strong><small>{count(summary.data.failed.count, "deposit")}</small></div>
           </div>
         )}
       </Section>
@@ -107,7 +103,7 @@ const HoldsAndRefunds = ({ t, onChange }: { t: Transaction; onChange: () => void
         const body: Record<string, unknown> = {}
         if (amountKobo !== undefined) body.amountKobo = amountKobo
         if (reason.trim()) body.reason = reason.trim()
-        setHold(await dash<Hold>("POST", `/api/v1/settlements/${enc(t.reference)}/hold`, { body }))
+        setHold(await dash((c) => c.settlements.hold({ path: { ref: t.reference }, payload: formBody(body) })))
         onChange()
       })}>
         <div class="grid2">
@@ -116,14 +112,14 @@ const HoldsAndRefunds = ({ t, onChange }: { t: Transaction; onChange: () => void
         </div>
         <Button type="submit" kind="primary" busy={act.busy}>Hold in escrow</Button>{" "}
         <Button busy={act.busy} onClick={() => act.run(async () => {
-          setHold(await dash<Hold>("POST", `/api/v1/settlements/${enc(t.reference)}/release`))
+          setHold(await dash((c) => c.settlements.release({ path: { ref: t.reference } })))
           onChange()
         })}>Release hold</Button>
       </Form>
       {hold && <Notice kind="ok">Hold {hold.status}: <Money kobo={hold.heldKobo} />{hold.reason ? ` (${hold.reason})` : ""}.</Notice>}
       <Form label="Refund the overpayment" onSubmit={() => act.run(async () => {
         const body = Object.fromEntries(Object.entries(dest).filter(([, v]) => v.trim() !== "").map(([k, v]) => [k, v.trim()]))
-        setRefund(await dash<Refund>("POST", `/api/v1/transactions/${enc(t.reference)}/refund`, { body }))
+        setRefund(await dash((c) => c.transactions.refund({ path: { reference: t.reference }, payload: formBody(body) })))
         onChange()
       })}>
         <p class="muted">Sends the deposit's unrefunded surplus back; to the payer's account unless you give another.</p>
@@ -146,7 +142,7 @@ export const ReviewDecision = ({ t, onDecided }: { t: Transaction; onDecided: (t
   const decide = (decision: "approve" | "reject") => run(async () => {
     const body: Record<string, unknown> = { decision }
     if (note.trim()) body.note = note.trim()
-    onDecided(await dash<Transaction>("POST", `/api/v1/transactions/${enc(t.reference)}/review`, { body }))
+    onDecided(await dash((c) => c.transactions.review({ path: { reference: t.reference }, payload: formBody(body) })))
   })
   return (
     <div class="decision">
@@ -160,7 +156,7 @@ export const ReviewDecision = ({ t, onDecided }: { t: Transaction; onDecided: (t
 
 export const TransactionDetailPage = ({ reference }: { reference: string }) => {
   const s = useSession()!
-  const tx = useLoad(() => dash<Transaction>("GET", `/api/v1/transactions/${enc(reference)}`), [s.mode, reference])
+  const tx = useLoad(() => dash((c) => c.transactions.get({ path: { reference: reference } })), [s.mode, reference])
   if (tx.error) return <><ErrorBox error={tx.error} /><p><a href="#/transactions">Back to transactions</a></p></>
   if (!tx.data) return <Loading what="the transaction" />
   const t = tx.data

@@ -1,20 +1,19 @@
 import { useState } from "preact/hooks"
 import { can } from "../Access.js"
-import type { Page } from "../Api.js"
-import { dash, enc } from "../calls.js"
+import { params } from "../Client.js"
+import { dash } from "../calls.js"
 import { lagos } from "../Dates.js"
 import { useSession } from "../Session.js"
 import { Badge, Button, CopyButton, Empty, ErrorBox, Field, Form, Notice, Pager, Section, Select, Table, useAction, useLoad, usePager } from "../ui.js"
 
 interface Endpoint { id: string; url: string; active: boolean; createdAt: string }
-interface Delivery { id: string; endpointId: string; eventType: string; status: string; attempts: number; lastStatusCode: number | null; lastError: string | null; nextAttemptAt: string | null; createdAt: string; deliveredAt: string | null }
 
 export const WebhooksPage = () => {
   const s = useSession()!
-  const endpoints = useLoad(() => dash<Page<Endpoint>>("GET", "/api/v1/webhook-endpoints", { query: { take: 100 } }), [s.mode])
+  const endpoints = useLoad(() => dash((c) => c.webhookEndpoints.list({ urlParams: { take: 100 } })), [s.mode])
   const pager = usePager()
   const [status, setStatus] = useState("")
-  const deliveries = useLoad(() => dash<Page<Delivery>>("GET", "/api/v1/webhook-endpoints/deliveries", { query: { status, take: 25, startingAfter: pager.startingAfter } }), [s.mode, status, pager.startingAfter])
+  const deliveries = useLoad(() => dash((c) => c.webhookEndpoints.deliveries({ urlParams: params({ status, take: 25, startingAfter: pager.startingAfter }) })), [s.mode, status, pager.startingAfter])
   const [url, setUrl] = useState("")
   const [created, setCreated] = useState<(Endpoint & { secret: string }) | null>(null)
   const act = useAction()
@@ -22,7 +21,7 @@ export const WebhooksPage = () => {
     <>
       {can(s.me?.user.role, "webhooks") && <Section title="Add an endpoint">
         <Form label="Add a webhook endpoint" onSubmit={() => act.run(async () => {
-          setCreated(await dash<Endpoint & { secret: string }>("POST", "/api/v1/webhook-endpoints", { body: { url: url.trim() } }))
+          setCreated(await dash((c) => c.webhookEndpoints.create({ payload: { url: url.trim() } })))
           setUrl("")
           endpoints.reload()
         })}>
@@ -43,7 +42,7 @@ export const WebhooksPage = () => {
           {endpoints.data?.data.length === 0 && <Empty cols={4} text="No endpoints." />}
           {endpoints.data?.data.map((e) => (
             <tr key={e.id}><td><code>{e.url}</code></td><td>{e.active ? "Yes" : "No"}</td><td>{lagos(e.createdAt)}</td>
-              <td>{e.active && can(s.me?.user.role, "webhooks") && <Button kind="danger" label={`Deactivate ${e.url}`} busy={act.busy} onClick={() => act.run(async () => { await dash("DELETE", `/api/v1/webhook-endpoints/${enc(e.id)}`); endpoints.reload() })}>Deactivate</Button>}</td></tr>
+              <td>{e.active && can(s.me?.user.role, "webhooks") && <Button kind="danger" label={`Deactivate ${e.url}`} busy={act.busy} onClick={() => act.run(async () => { await dash((c) => c.webhookEndpoints.delete({ path: { id: e.id } })); endpoints.reload() })}>Deactivate</Button>}</td></tr>
           ))}
         </Table>
       </Section>
@@ -55,7 +54,7 @@ export const WebhooksPage = () => {
           {deliveries.data?.data.map((d) => (
             <tr key={d.id}><td>{d.eventType}</td><td><Badge text={d.status} /></td><td>{d.attempts}</td>
               <td>{d.lastStatusCode ?? ""} {d.lastError ?? ""}</td><td>{lagos(d.nextAttemptAt)}</td><td>{lagos(d.createdAt)}</td>
-              <td>{d.status !== "Succeeded" && can(s.me?.user.role, "webhooks") && <Button label={`Replay delivery ${d.id}`} busy={act.busy} onClick={() => act.run(async () => { await dash("POST", `/api/v1/webhook-endpoints/deliveries/${enc(d.id)}/replay`); deliveries.reload() })}>Replay</Button>}</td></tr>
+              <td>{d.status !== "Succeeded" && can(s.me?.user.role, "webhooks") && <Button label={`Replay delivery ${d.id}`} busy={act.busy} onClick={() => act.run(async () => { await dash((c) => c.webhookEndpoints.replay({ path: { id: d.id } })); deliveries.reload() })}>Replay</Button>}</td></tr>
           ))}
         </Table>
         <Pager pager={pager} hasMore={deliveries.data?.hasMore ?? false} lastKey={deliveries.data?.data[deliveries.data.data.length - 1]?.id} />
