@@ -12,6 +12,7 @@ import { BILLING_PROBLEMS } from "./Billing.js"
 import { INSIGHTS_PROBLEMS } from "./Insights.js"
 import { COPILOT_PROBLEMS } from "./Copilot.js"
 import { PROVIDERS_PROBLEMS } from "./Providers.js"
+import { EVENTS_PROBLEMS } from "./Events.js"
 
 /** The codes the HTTP edge itself answers (validation, routing, authentication in general, outages). */
 export const EDGE_PROBLEMS = {
@@ -58,6 +59,7 @@ export const PROBLEM_CODES = {
   ...INSIGHTS_PROBLEMS,
   ...COPILOT_PROBLEMS,
   ...PROVIDERS_PROBLEMS,
+  ...EVENTS_PROBLEMS,
 } as const satisfies Record<string, number>
 
 export type ProblemCode = keyof typeof PROBLEM_CODES

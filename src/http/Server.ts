@@ -10,6 +10,7 @@ import { BillingHandlers } from "./handlers/BillingHandlers.js"
 import { CheckoutHandlers, CheckoutPublicHandlers } from "./handlers/CheckoutHandlers.js"
 import { CopilotHandlers } from "./handlers/CopilotHandlers.js"
 import { ReceiverHandlers, TransactionsHandlers } from "./handlers/DepositsHandlers.js"
+import { EventsHandlers } from "./handlers/EventsHandlers.js"
 import { HealthHandlers } from "./handlers/HealthHandlers.js"
 import { InsightsHandlers } from "./handlers/InsightsHandlers.js"
 import { SandboxHandlers } from "./handlers/ProvidersHandlers.js"
@@ -117,7 +118,7 @@ const HandlersLive = Layer.mergeAll(
   AuthHandlers, DashboardPublicHandlers, DashboardHandlers, VirtualAccountHandlers, TransactionsHandlers, SandboxHandlers,
   ReceiverHandlers, WebhookEndpointsHandlers, TransfersHandlers, RulesHandlers, FlowsHandlers, SubMerchantsHandlers,
   CheckoutHandlers, CheckoutPublicHandlers, InsightsHandlers, BillingHandlers, SettingsHandlers, SettlementsHandlers, CopilotHandlers,
-  HealthHandlers
+  EventsHandlers, HealthHandlers
 )
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HandlersLive), Layer.provide(AuthenticationLive))
