@@ -19,6 +19,13 @@ export interface EventRow {
   readonly envelope: string
 }
 
+/** A page's read: `limit` rows after the row `after` (a row id from `rowIdOf`), of one type when given. */
+export interface PageQuery {
+  readonly type?: PublicEventType | undefined
+  readonly after?: string | undefined
+  readonly limit: number
+}
+
 /** The events reads' SQL: the outbox's public rows of one tenant and mode, within the window. */
 export class EventsStore extends Effect.Service<EventsStore>()("services/events/EventsStore", {
   effect: Effect.gen(function* () {
@@ -37,15 +44,17 @@ export class EventsStore extends Effect.Service<EventsStore>()("services/events/
         Effect.orDie
       )
 
-    /** Newest first: `limit` rows after the row `after` (a row id from `rowIdOf`), of one type when given. */
-    const page = (scope: Scope, opts: { readonly type?: PublicEventType | undefined; readonly after?: string | undefined; readonly limit: number }) => {
+    /** Newest first. */
+    const pageStatement = (scope: Scope, opts: PageQuery) => {
       const where = [visible(scope)]
       if (opts.type !== undefined) where.push(sql`o.event_type = ${opts.type}`)
       if (opts.after !== undefined) where.push(sql`(o.created_at, o.id) < (SELECT created_at, id FROM outbox WHERE id = ${opts.after})`)
       return sql<EventRow>`SELECT o.id::text AS id, o.envelope::text AS envelope FROM outbox o WHERE ${sql.and(where)}
-        ORDER BY o.created_at DESC, o.id DESC LIMIT ${opts.limit}`.pipe(Effect.orDie)
+        ORDER BY o.created_at DESC, o.id DESC LIMIT ${opts.limit}`
     }
+    const page = (scope: Scope, opts: PageQuery) => Effect.orDie(pageStatement(scope, opts))
 
-    return { rowIdOf, find, page } as const
+    // The statement itself is exported for the test that checks its plan (test/events/EventsPlan.test.ts).
+    return { rowIdOf, find, page, pageStatement } as const
   })
 }) {}
