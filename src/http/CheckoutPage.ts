@@ -130,7 +130,7 @@ export const checkoutPage = (token: string, view: HostedCheckout, nonce: string)
     $("details").hidden = done || st === "expired";
     $("bank").textContent = s.bankName;
     $("nuban").textContent = s.nuban;
-    $("note").textContent = st === "expired" ? "" : done ? "You can close this page." : "This page updates by itself when your transfer arrives. It expires at " + ${JSON.stringify(expires)} + ".";
+    $("note").textContent = st === "expired" ? "" : done ? "You can close this page." : "This page updates by itself when your transfer arrives.";
     $("note").hidden = st === "expired";
   };
   show(state);
