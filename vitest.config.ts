@@ -19,7 +19,7 @@ export const UNIT: ReadonlyArray<string> = [
   "test/Projects.test.ts",
   "test/Wait.test.ts",
   "test/domain/",
-  "test/events/",
+  "test/events/Catalogue.test.ts",
   "test/cli/Args.test.ts",
   "test/consumers/Pacing.test.ts",
   "test/copilot/ReadOnly.test.ts",

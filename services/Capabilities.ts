@@ -6,6 +6,7 @@ import type { Capability } from "./Capability.js"
 import { CheckoutCapability } from "./checkout/CheckoutCapability.js"
 import { CopilotCapability } from "./copilot/CopilotCapability.js"
 import { DepositsCapability } from "./deposits/DepositsCapability.js"
+import { EventsCapability } from "./events/EventsCapability.js"
 import { InsightsCapability } from "./insights/InsightsCapability.js"
 import { LedgerCapability } from "./ledger/LedgerCapability.js"
 import { OutboxCapability } from "./outbox/OutboxCapability.js"
@@ -34,7 +35,8 @@ export const CAPABILITIES: ReadonlyArray<Capability> = [
   SettlementCapability,
   CheckoutCapability,
   CopilotCapability,
-  ProvidersCapability
+  ProvidersCapability,
+  EventsCapability
 ]
 
 /** The outbox consumers the service runs (tests add their own: `Layer.succeed(ConsumerRegistry, [...BUILT_IN, mine])`). */

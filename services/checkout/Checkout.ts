@@ -124,6 +124,20 @@ export class Checkout extends Effect.Service<Checkout>()("services/checkout/Chec
       return yield* snapshotFor(yield* resolve(token))
     })
 
+    /**
+     * What the hosted page shows besides the snapshot: who is being paid (the tenant's business name) and the account
+     * name the payer's bank app shows for the NUBAN (the provider's name for it, as its name enquiry answers: the same
+     * text anyone holding the NUBAN can see, so the page reveals nothing the bank app would not).
+     */
+    const hosted = Effect.fn("Checkout.hosted")(function* (token: string) {
+      const session = yield* resolve(token)
+      const snapshot = yield* snapshotFor(session)
+      const [who] = yield* sql<{ businessName: string; accountName: string | null }>`
+        SELECT t.name AS business_name, va.account_name FROM virtual_accounts va JOIN tenants t ON t.id = va.tenant_id
+        WHERE va.id = ${session.virtualAccountId}`.pipe(Effect.orDie)
+      return { snapshot, businessName: who!.businessName, accountName: who!.accountName }
+    })
+
     /** Counts a stream in, within the process's and the token's bounds; the release counts it out. */
     const admit = (token: string) =>
       Effect.gen(function* () {
@@ -202,6 +216,6 @@ export class Checkout extends Effect.Service<Checkout>()("services/checkout/Chec
       return Stream.encodeText(body)
     })
 
-    return { create, resolve, snapshot, stream } as const
+    return { create, resolve, snapshot, hosted, stream } as const
   })
 }) {}

@@ -2,7 +2,7 @@ import { type Either, type ParseResult, Schema } from "effect"
 import type { Mode } from "../domain/Mode.js"
 import { VirtualAccount } from "./Accounts.js"
 import { Period } from "./Billing.js"
-import { ModeSchema } from "./Schemas.js"
+import { CaseInsensitiveLiteral, ModeSchema } from "./Schemas.js"
 import { RiskReason, Transaction } from "./Deposits.js"
 import { Settlement } from "./Settlement.js"
 import { Transfer } from "./Transfers.js"
@@ -112,3 +112,21 @@ export interface EventEnvelope<T = unknown> {
 
 /** The envelope's fields as a schema (the docs' example bodies are checked against it). */
 export const EventEnvelopeSchema = Schema.Struct({ id: Schema.String, type: Schema.String, createdAt: Schema.String, mode: ModeSchema, data: Schema.Unknown })
+
+/** `?type=` of `GET /api/v1/events`: one public type (any case); an internal or unknown one is a 400 naming the valid ones. */
+export const PublicEventTypeParam = CaseInsensitiveLiteral("type", PUBLIC_EVENT_TYPES as unknown as readonly [PublicEventType, ...Array<PublicEventType>])
+
+/** One public event as `GET /api/v1/events` answers it: the envelope its webhook deliveries carry, as staged. */
+export const PublicEvent = Schema.Struct({
+  id: Schema.String.annotations({ description: "The event's id (`evt_...`): the envelope's `id`, the `eventId` of its webhook deliveries." }),
+  type: Schema.String.annotations({ description: "One of the public event types (docs/webhooks.md's catalogue)." }),
+  createdAt: Schema.String.annotations({ description: "When the event was staged (ISO-8601, UTC).", jsonSchema: { format: "date-time" } }),
+  mode: ModeSchema.annotations({ description: "The mode it happened in: the caller's." }),
+  data: Schema.Unknown.annotations({ description: "What the type carries, exactly as its webhook deliveries send it (docs/webhooks.md)." })
+}).annotations({ identifier: "Event", description: "An event as webhooks deliver it: `{ id, type, createdAt, mode, data }`." })
+export type PublicEvent = typeof PublicEvent.Type
+
+/** The problem codes the events reads answer (src/contract/Problems.ts gathers every capability's). */
+export const EVENTS_PROBLEMS = {
+  event_not_found: 404
+} as const satisfies Record<string, number>

@@ -13,6 +13,7 @@ import { INSIGHTS_PROBLEMS } from "./Insights.js"
 import { COPILOT_PROBLEMS } from "./Copilot.js"
 import { PROVIDERS_PROBLEMS } from "./Providers.js"
 import { LEDGER_PROBLEMS } from "./Ledger.js"
+import { EVENTS_PROBLEMS } from "./Events.js"
 
 /** The codes the HTTP edge itself answers (validation, routing, authentication in general, outages). */
 export const EDGE_PROBLEMS = {
@@ -60,6 +61,7 @@ export const PROBLEM_CODES = {
   ...COPILOT_PROBLEMS,
   ...PROVIDERS_PROBLEMS,
   ...LEDGER_PROBLEMS,
+  ...EVENTS_PROBLEMS,
 } as const satisfies Record<string, number>
 
 export type ProblemCode = keyof typeof PROBLEM_CODES

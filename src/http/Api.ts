@@ -6,6 +6,7 @@ import { BillingApi } from "./groups/BillingApi.js"
 import { CheckoutApi, CheckoutPublicApi } from "./groups/CheckoutApi.js"
 import { CopilotApi } from "./groups/CopilotApi.js"
 import { ReceiverApi, TransactionsApi } from "./groups/DepositsApi.js"
+import { EventsApi } from "./groups/EventsApi.js"
 import { HealthApi } from "./groups/HealthApi.js"
 import { InsightsApi } from "./groups/InsightsApi.js"
 import { LedgerApi } from "./groups/LedgerApi.js"
@@ -38,6 +39,7 @@ export class Api extends HttpApi.make("collections")
   .add(SettingsApi)
   .add(SandboxApi)
   .add(WebhookEndpointsApi)
+  .add(EventsApi)
   .add(ReceiverApi)
   .add(SettlementsApi)
   .add(CopilotApi)

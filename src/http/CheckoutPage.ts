@@ -1,4 +1,5 @@
 import type { CheckoutSnapshot } from "../domain/Checkout.js"
+import { formatWat } from "../domain/Wat.js"
 
 /**
  * The hosted checkout page (`GET /checkout/{token}` with `Accept: text/html`): how much to pay and where, a copy
@@ -9,13 +10,34 @@ import type { CheckoutSnapshot } from "../domain/Checkout.js"
  * amount shown is what was paid, and once paid or expired the bank and NUBAN are no longer shown (no invitation to pay
  * twice or into a stale link). `body[data-live]` says where the live connection is: connecting, live (an event came),
  * reconnecting, closed (after `expired`). A `data:` icon keeps the browser from asking for /favicon.ico.
+ * Who is paid (the business name), the account name the payer's bank app will show for the NUBAN (so the payer can
+ * check it before confirming) and the expiry in Lagos time (`29 Nov 2026, 14:05 WAT`) are written into the HTML on the
+ * server, escaped; they do not change while the page is open.
  */
+
+/** What the hosted page shows besides the snapshot (services/checkout/Checkout.ts's `hosted`). */
+export interface HostedCheckout {
+  readonly snapshot: CheckoutSnapshot
+  readonly businessName: string
+  /** The provider's name for the NUBAN (what a name enquiry answers); null if the provider gave none. */
+  readonly accountName: string | null
+}
+
+/** Text made safe to write into HTML (element content and quoted attribute values). */
+export const escapeHtml = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
 
 export const checkoutPageCsp = (nonce: string) =>
   `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`
 
-export const checkoutPage = (token: string, snapshot: CheckoutSnapshot, nonce: string): string => {
+export const checkoutPage = (token: string, view: HostedCheckout, nonce: string): string => {
+  const { snapshot } = view
   const initial = JSON.stringify(snapshot).replace(/</g, "\\u003c")
+  const expires = formatWat(Date.parse(snapshot.expiresAt))
+  const accountName = view.accountName === null || view.accountName.trim() === ""
+    ? ""
+    : `<div><dt>Account name</dt><dd><span id="account-name">${escapeHtml(view.accountName)}</span>` +
+      `<span class="hint">Your bank app should show this name before you confirm.</span></dd></div>`
   const streamUrl = `/api/v1/checkout/${encodeURIComponent(token)}/stream`
   return `<!doctype html>
 <html lang="en">
@@ -25,7 +47,7 @@ export const checkoutPage = (token: string, snapshot: CheckoutSnapshot, nonce: s
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex">
 <link rel="icon" href="data:,">
-<title>Pay by bank transfer</title>
+<title>Pay ${escapeHtml(view.businessName)} by bank transfer</title>
 <style nonce="${nonce}">
   :root { color-scheme: light; --ink: #1b1f24; --muted: #57606a; --line: #d0d7de; --ok: #116329; --warn: #7d4e00; --accent: #0a58ca; }
   * { box-sizing: border-box; }
@@ -33,7 +55,10 @@ export const checkoutPage = (token: string, snapshot: CheckoutSnapshot, nonce: s
   body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #f6f8fa; }
   main { max-width: 28rem; margin: 0 auto; padding: 1rem; }
   .card { background: #fff; border: 1px solid var(--line); border-radius: 12px; padding: 1.25rem; }
-  h1 { font-size: 1.25rem; margin: 0 0 1rem; }
+  h1 { font-size: 1.25rem; margin: 0 0 0.25rem; }
+  .payee { margin: 0 0 1rem; color: var(--muted); }
+  .payee strong { color: var(--ink); overflow-wrap: anywhere; }
+  .hint { display: block; color: var(--muted); font-size: 0.875rem; font-weight: 400; }
   .label { color: var(--muted); font-size: 0.875rem; }
   .amount { font-size: 2rem; line-height: 1.2; font-weight: 700; margin: 0.25rem 0 0; overflow-wrap: anywhere; }
   .paid-line { margin: 0.25rem 0 0; color: var(--muted); font-size: 0.875rem; }
@@ -56,6 +81,7 @@ export const checkoutPage = (token: string, snapshot: CheckoutSnapshot, nonce: s
 <main>
   <div class="card">
     <h1>Pay by bank transfer</h1>
+    <p class="payee">To <strong id="business">${escapeHtml(view.businessName)}</strong></p>
     <div class="status" id="status" role="status" aria-live="polite" data-state=""></div>
     <div id="summary">
       <div id="amount-label" class="label">Amount to pay</div>
@@ -65,6 +91,8 @@ export const checkoutPage = (token: string, snapshot: CheckoutSnapshot, nonce: s
     <dl id="details">
       <div><dt>Bank</dt><dd id="bank"></dd></div>
       <div><dt>Account number</dt><dd class="nuban"><span id="nuban"></span><button type="button" id="copy" aria-label="Copy the account number">Copy</button></dd></div>
+      ${accountName}
+      <div><dt>Pay before</dt><dd><time id="expires" datetime="${escapeHtml(snapshot.expiresAt)}">${expires}</time></dd></div>
     </dl>
     <p class="small" id="note"></p>
   </div>
@@ -102,7 +130,7 @@ export const checkoutPage = (token: string, snapshot: CheckoutSnapshot, nonce: s
     $("details").hidden = done || st === "expired";
     $("bank").textContent = s.bankName;
     $("nuban").textContent = s.nuban;
-    $("note").textContent = st === "expired" ? "" : done ? "You can close this page." : "This page updates by itself when your transfer arrives. It expires at " + new Date(s.expiresAt).toLocaleString() + ".";
+    $("note").textContent = st === "expired" ? "" : done ? "You can close this page." : "This page updates by itself when your transfer arrives.";
     $("note").hidden = st === "expired";
   };
   show(state);

@@ -135,15 +135,24 @@ const problemOf = (req: HttpServerRequest.HttpServerRequest, res: HttpServerResp
 }
 
 /**
+ * An error page a handler wrote on purpose for a browser (an HTML body: the hosted checkout's page for an unknown or
+ * expired link) goes out as it is, never rewritten to a problem document; its problem code rides in this header, for the
+ * access log and for anyone curious.
+ */
+export const PAGE_PROBLEM_HEADER = "x-problem-code"
+const isHtmlPage = (res: HttpServerResponse.HttpServerResponse) =>
+  res.body._tag === "Uint8Array" && res.body.contentType.startsWith("text/html")
+
+/**
  * The problem code an error response goes out with (what `rewriteToProblem` will write), for the access log; undefined
  * below 400.
  */
 export const problemCodeOf = (req: HttpServerRequest.HttpServerRequest, res: HttpServerResponse.HttpServerResponse): string | undefined =>
-  res.status < 400 ? undefined : problemOf(req, res).code
+  res.status < 400 ? undefined : isHtmlPage(res) ? (res.headers[PAGE_PROBLEM_HEADER] ?? `http_${res.status}`) : problemOf(req, res).code
 
 /** Runs just before every response is written, so built-in 400/404/500s come out as problem documents too. */
 const rewriteToProblemWith = (hints: RouteHints): HttpApp.PreResponseHandler => (req, res) => {
-  if (res.status < 400) return Effect.succeed(res)
+  if (res.status < 400 || isHtmlPage(res)) return Effect.succeed(res)
   // The router's own 404 (no route for this method; no body) on a path another method serves: 405 with Allow.
   if (res.status === 404 && res.body._tag === "Empty") {
     const allow = hints.allowedMethods(req.url)

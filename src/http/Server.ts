@@ -10,6 +10,7 @@ import { BillingHandlers } from "./handlers/BillingHandlers.js"
 import { CheckoutHandlers, CheckoutPublicHandlers } from "./handlers/CheckoutHandlers.js"
 import { CopilotHandlers } from "./handlers/CopilotHandlers.js"
 import { ReceiverHandlers, TransactionsHandlers } from "./handlers/DepositsHandlers.js"
+import { EventsHandlers } from "./handlers/EventsHandlers.js"
 import { HealthHandlers } from "./handlers/HealthHandlers.js"
 import { InsightsHandlers } from "./handlers/InsightsHandlers.js"
 import { LedgerHandlers } from "./handlers/LedgerHandlers.js"
@@ -142,7 +143,7 @@ const HandlersLive = Layer.mergeAll(
   AuthHandlers, DashboardPublicHandlers, DashboardHandlers, VirtualAccountHandlers, TransactionsHandlers, SandboxHandlers,
   ReceiverHandlers, WebhookEndpointsHandlers, TransfersHandlers, RulesHandlers, FlowsHandlers, SubMerchantsHandlers,
   CheckoutHandlers, CheckoutPublicHandlers, InsightsHandlers, BillingHandlers, SettingsHandlers, SettlementsHandlers, CopilotHandlers,
-  HealthHandlers, LedgerHandlers
+  EventsHandlers, HealthHandlers, LedgerHandlers
 )
 
 /** The served API: the definition with its OpenAPI document rewritten for readers (OpenApiDoc.ts, Problem.ts). */

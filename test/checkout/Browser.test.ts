@@ -1,9 +1,12 @@
 import { expect, layer } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
 import { HttpServer } from "@effect/platform"
 import { Deferred, Duration, Effect, TestClock, TestContext } from "effect"
 import * as crypto from "node:crypto"
-import type { Page } from "playwright-core"
+import type { Page, Response } from "playwright-core"
 import { CheckoutClock } from "../../services/checkout/Checkout.js"
+import { formatWat } from "../../src/domain/Wat.js"
+import { axe } from "../dashboard/Driver.js"
 import { launchChromium, type ObservedPage, PHONE, phonePage, pw, screenshot } from "../support/Browser.js"
 import { testTenant } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
@@ -55,7 +58,8 @@ const setUp = (expectedKobo: number, ttlSeconds?: number) =>
       customer,
       nuban: acc.body.nuban as string,
       bankName: acc.body.bankName as string,
-      session: s.body as { token: string; hostedUrl: string; streamUrl: string; snapshotUrl: string },
+      accountName: acc.body.accountName as string,
+      session: s.body as { token: string; hostedUrl: string; streamUrl: string; snapshotUrl: string; expiresAt: string },
       origin
     }
   })
@@ -104,9 +108,10 @@ const openHosted = (obs: ObservedPage, origin: string, hostedUrl: string) =>
  * No personal data and no third-party requests: every request the page made went to the service's own origin, and
  * were only the page itself and its stream; neither the HTML as sent, nor the live DOM, nor the text a person reads
  * holds the customer's name, e-mail, phone or the merchant's accountRef; no error in the console (a CSP violation
- * would be one).
+ * would be one). The one exception is the NUBAN's account name (the provider's, which holds the customer's name): the
+ * payer's bank app shows it to anyone who types the NUBAN, and the page shows it so the payer can check it there.
  */
-const assertPrivateAndSelfContained = (obs: ObservedPage, origin: string, session: { hostedUrl: string; streamUrl: string }, customer: Customer, sentHtml: string) =>
+const assertPrivateAndSelfContained = (obs: ObservedPage, origin: string, session: { hostedUrl: string; streamUrl: string }, customer: Customer, sentHtml: string, accountName: string) =>
   Effect.gen(function* () {
     expect(obs.requests.length).toBeGreaterThan(0)
     for (const r of obs.requests) expect(new URL(r.url).origin, r.url).toBe(new URL(origin).origin)
@@ -116,7 +121,7 @@ const assertPrivateAndSelfContained = (obs: ObservedPage, origin: string, sessio
     const visible = yield* text(obs.page, "body")
     const phoneDigits = customer.phone.replace(/\D/g, "")
     for (const haystack of [sentHtml, dom, visible]) {
-      const lower = haystack.toLowerCase()
+      const lower = haystack.toLowerCase().split(accountName.toLowerCase()).join("")
       for (const needle of [customer.name, "Oluwaseun", "Okonkwo", customer.email, customer.email.split("@")[0]!, customer.accountRef]) {
         expect(lower, `the page shows "${needle}"`).not.toContain(needle.toLowerCase())
       }
@@ -126,10 +131,21 @@ const assertPrivateAndSelfContained = (obs: ObservedPage, origin: string, sessio
     expect(obs.errors).toEqual([])
   })
 
+/** The page a browser gets for an unknown or expired link: a 404 HTML page with its heading, under a strict CSP. */
+const expectGonePage = (page: Page, response: Response | null) =>
+  Effect.gen(function* () {
+    expect(response?.status()).toBe(404)
+    expect(response!.headers()["content-type"]).toMatch(/^text\/html/)
+    expect(response!.headers()["content-security-policy"]).toContain("default-src 'none'")
+    const heading = page.getByRole("heading", { level: 1 })
+    expect(yield* pw("the heading", () => heading.innerText())).toBe("This payment link has expired or does not exist")
+    expect(yield* text(page, "body")).toContain("Ask the business that sent it for a new link.")
+  })
+
 layer(makeTestApp(), { timeout: 60_000, excludeTestServices: true })("the hosted checkout page in chromium", (it) => {
   it.scoped("shows where to pay on a phone, copies the NUBAN by keyboard, and turns paid by itself when the money arrives", () =>
     Effect.gen(function* () {
-      const { t, customer, nuban, bankName, session, origin } = yield* setUp(150_000)
+      const { t, customer, nuban, bankName, accountName, session, origin } = yield* setUp(150_000)
       const browser = yield* launchChromium
       const obs = yield* phonePage(browser, origin)
       const { page } = obs
@@ -142,6 +158,16 @@ layer(makeTestApp(), { timeout: 60_000, excludeTestServices: true })("the hosted
       expect(yield* text(page, "#bank")).toBe(bankName)
       expect(yield* text(page, "#nuban")).toBe(nuban)
       expect(yield* text(page, "#status")).toBe("Waiting for your transfer")
+      // Who is paid, the name the payer's bank app will show for the NUBAN, and until when, in Lagos time.
+      const sql = yield* SqlClient.SqlClient
+      const [tenant] = yield* sql<{ name: string }>`SELECT name FROM tenants WHERE id = ${t.tenantId}`
+      expect(yield* text(page, "#business")).toBe(tenant!.name)
+      expect(accountName).toBe(`COLLECTIONS/${customer.name.toUpperCase()}`)
+      expect(yield* text(page, "#account-name")).toBe(accountName)
+      expect(yield* text(page, "#expires")).toBe(formatWat(Date.parse(session.expiresAt)))
+      expect(yield* text(page, "#expires")).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} WAT$/)
+      expect(yield* text(page, "#note")).toBe("This page updates by itself when your transfer arrives.")
+      yield* axe(page, "the hosted checkout page, awaiting payment")
       expect(yield* pw("the copy button", () => page.getByRole("button", { name: "Copy the account number" }).isVisible())).toBe(true)
       // Nothing is wider than the phone (no sideways scrolling), even on a small one, and the NUBAN stays on one line.
       yield* fitsWidth(page, 390)
@@ -172,12 +198,12 @@ layer(makeTestApp(), { timeout: 60_000, excludeTestServices: true })("the hosted
       expect(obs.requests.filter((r) => r.resourceType === "document")).toHaveLength(1)
       yield* screenshot(page, "checkout-paid.png")
 
-      yield* assertPrivateAndSelfContained(obs, origin, session, customer, html)
+      yield* assertPrivateAndSelfContained(obs, origin, session, customer, html, accountName)
     }))
 
   it.scoped("a part payment shows the amount still due, then paid when the rest arrives", () =>
     Effect.gen(function* () {
-      const { t, customer, session, origin } = yield* setUp(150_000)
+      const { t, customer, accountName, session, origin } = yield* setUp(150_000)
       const browser = yield* launchChromium
       const obs = yield* phonePage(browser, origin)
       const { page } = obs
@@ -197,7 +223,7 @@ layer(makeTestApp(), { timeout: 60_000, excludeTestServices: true })("the hosted
       yield* waitForState(page, "paid")
       expect(yield* text(page, "#amount")).toBe("₦1,500.00")
       expect(obs.navigations()).toBe(1)
-      yield* assertPrivateAndSelfContained(obs, origin, session, customer, html)
+      yield* assertPrivateAndSelfContained(obs, origin, session, customer, html, accountName)
     }))
 
   it.scoped("an open page shows the expired state when the session expires (checkout clock on a TestClock)", () =>
@@ -214,7 +240,7 @@ layer(makeTestApp(), { timeout: 60_000, excludeTestServices: true })("the hosted
       const before = yield* checkoutClock.current
       yield* Effect.acquireRelease(checkoutClock.use(testClock), () => checkoutClock.use(before))
 
-      const { customer, session, origin } = yield* setUp(150_000, 60)
+      const { customer, accountName, session, origin } = yield* setUp(150_000, 60)
       const browser = yield* launchChromium
       const obs = yield* phonePage(browser, origin)
       const { page } = obs
@@ -232,6 +258,26 @@ layer(makeTestApp(), { timeout: 60_000, excludeTestServices: true })("the hosted
       yield* screenshot(page, "checkout-expired.png")
       // The session is gone for everyone now.
       expect((yield* call("GET", session.snapshotUrl)).status).toBe(404)
-      yield* assertPrivateAndSelfContained(obs, origin, session, customer, html)
+      yield* assertPrivateAndSelfContained(obs, origin, session, customer, html, accountName)
+      // Opened again, the dead link is a page a payer can read (not JSON), naming nobody.
+      const again = yield* pw("reloading the expired link", () => page.reload({ waitUntil: "load", timeout: 10_000 }))
+      yield* expectGonePage(page, again)
+      const gone = (yield* text(page, "body")).toLowerCase()
+      for (const needle of [accountName, customer.name, customer.accountRef]) expect(gone).not.toContain(needle.toLowerCase())
+      yield* screenshot(page, "checkout-link-expired.png")
+    }))
+
+  it.scoped("an unknown link is a readable, accessible page for a browser (and problem+json for an API client)", () =>
+    Effect.gen(function* () {
+      const origin = yield* HttpServer.addressFormattedWith((a) => Effect.succeed(a))
+      const browser = yield* launchChromium
+      const { page } = yield* phonePage(browser, origin)
+      const url = `/checkout/chk_${crypto.randomBytes(32).toString("base64url")}`
+      const response = yield* pw("opening an unknown link", () => page.goto(`${origin}${url}`, { waitUntil: "load", timeout: 10_000 }))
+      yield* expectGonePage(page, response)
+      yield* axe(page, "the page of an unknown checkout link")
+      const api = yield* call("GET", url, { headers: { accept: "application/json" } })
+      expect(api.status).toBe(404)
+      expect(api.contentType).toMatch(/^application\/problem\+json/)
     }))
 })

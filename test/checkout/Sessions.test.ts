@@ -239,6 +239,10 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("checkout 
       })
       expectStatus(made, 201)
       const nuban = made.body.nuban as string
+      // The one exception: the hosted page shows the NUBAN's account name (the provider's, which holds the customer's
+      // name), as the payer's bank app shows it to anyone who types the NUBAN, so the payer can check it before paying.
+      const accountName = made.body.accountName as string
+      expect(accountName.toLowerCase()).toContain(customer.name.toLowerCase())
       const answers: Array<[string, string]> = []
       const s = yield* create(t.token, { accountRef: customer.accountRef })
       expectStatus(s, 201)
@@ -254,7 +258,8 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("checkout 
         answers.push(["short", JSON.stringify((yield* call("GET", session.hostedUrl)).body)])
         const page = yield* call("GET", session.hostedUrl, { headers: { accept: "text/html" } })
         expect(page.contentType).toMatch(/^text\/html/)
-        answers.push(["page", String(page.body)])
+        expect(String(page.body)).toContain(`<span id="account-name">${accountName}</span>`)
+        answers.push(["page", String(page.body).split(accountName).join("")])
         answers.push(["page headers", JSON.stringify(page.headers)])
       })
       yield* look

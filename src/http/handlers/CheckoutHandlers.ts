@@ -4,7 +4,9 @@ import * as crypto from "node:crypto"
 import { Checkout } from "../../../services/checkout/Checkout.js"
 import { actorOf } from "../../domain/Principal.js"
 import { Api } from "../Api.js"
+import { checkoutGonePage, checkoutGonePageCsp } from "../CheckoutGonePage.js"
 import { checkoutPage, checkoutPageCsp } from "../CheckoutPage.js"
+import { PAGE_PROBLEM_HEADER } from "../Problem.js"
 import { CurrentPrincipal } from "../Security.js"
 import { jsonWithStatus } from "./Respond.js"
 import { CheckoutSession } from "../../contract/Checkout.js"
@@ -44,10 +46,16 @@ export const CheckoutPublicHandlers = HttpApiBuilder.group(Api, "checkoutPublic"
         Effect.gen(function* () {
           const req = yield* HttpServerRequest.HttpServerRequest
           if (!wantsHtml(req.headers["accept"])) return yield* json(path.token)
-          const snapshot = yield* checkout.snapshot(path.token)
           const nonce = crypto.randomBytes(16).toString("base64")
-          return HttpServerResponse.html(checkoutPage(path.token, snapshot, nonce)).pipe(
-            HttpServerResponse.setHeaders({ ...noStore, "content-security-policy": checkoutPageCsp(nonce), "x-frame-options": "DENY" })
+          const page = (html: string, csp: string, status: number, headers: Record<string, string> = {}) =>
+            HttpServerResponse.html(html).pipe(
+              HttpServerResponse.setStatus(status),
+              HttpServerResponse.setHeaders({ ...noStore, ...headers, "content-security-policy": csp, "x-frame-options": "DENY" })
+            )
+          // A browser gets a page it can read for an unknown or expired link too; API clients keep the problem+json.
+          return yield* checkout.hosted(path.token).pipe(
+            Effect.map((view) => page(checkoutPage(path.token, view, nonce), checkoutPageCsp(nonce), 200)),
+            Effect.catchTag("NotFound", () => Effect.succeed(page(checkoutGonePage(nonce), checkoutGonePageCsp(nonce), 404, { [PAGE_PROBLEM_HEADER]: "checkout_session_not_found" })))
           )
         }))
       .handle("stream", ({ path, headers }) =>
