@@ -20,6 +20,7 @@ import m0018 from "./0018_rejected_payments.js"
 import m0019 from "./0019_tenant_receivable.js"
 import m0020 from "./0020_reconciler_leases.js"
 import m0021 from "./0021_public_events_index.js"
+import m0022 from "./0022_outbox_traceparent.js"
 
 /** Forward-only, numbered; never edit one that has landed. Loaded by Migrator.fromRecord. */
 export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = {
@@ -43,5 +44,6 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = 
   "0018_rejected_payments": m0018,
   "0019_tenant_receivable": m0019,
   "0020_reconciler_leases": m0020,
-  "0021_public_events_index": m0021
+  "0021_public_events_index": m0021,
+  "0022_outbox_traceparent": m0022
 }

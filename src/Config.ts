@@ -78,6 +78,13 @@ export interface AppConfig {
    * (or absent, as in a configuration built by hand), it is open. Redacted: never logged.
    */
   readonly metricsToken?: Option.Option<Redacted.Redacted<string>>
+  /**
+   * OTEL_EXPORTER_OTLP_ENDPOINT: an OTLP/HTTP collector (e.g. http://localhost:4318); spans go to `<it>/v1/traces`.
+   * None: no tracer is installed and nothing is exported (src/Tracing.ts).
+   */
+  readonly otelEndpoint: Option.Option<string>
+  /** OTEL_SERVICE_NAME: the traces' `service.name` (default "collections-service"). */
+  readonly otelServiceName: string
 }
 
 const emptyAsNone = (c: Config.Config<Option.Option<string>>) =>
@@ -171,7 +178,12 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   publicUrl: emptyAsNone(Config.option(Config.string("PUBLIC_URL"))).pipe(
     Config.validate({ message: "PUBLIC_URL must be an http(s) URL", validation: (o) => Option.isNone(o) || isHttpUrl(o.value) }),
     Config.map(Option.map((u) => u.replace(/\/+$/, "")))
-  )
+  ),
+  otelEndpoint: emptyAsNone(Config.option(Config.string("OTEL_EXPORTER_OTLP_ENDPOINT"))).pipe(
+    Config.validate({ message: "OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL", validation: (o) => Option.isNone(o) || isHttpUrl(o.value) }),
+    Config.map(Option.map((u) => u.replace(/\/+$/, "")))
+  ),
+  otelServiceName: Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault(""), Config.map((s) => s.trim() || "collections-service"))
 }).pipe(
   Config.validate({
     message: "SERVICE_ROLE=api or worker needs DATABASE_URL and NATS_URL (the embedded database and the in-process bus live in one process)",

@@ -7,6 +7,7 @@ import { NodeServerLive } from "./http/NodeServer.js"
 import { ReceiverFastPathLive } from "./http/ReceiverFastPath.js"
 import { HttpLive } from "./http/Server.js"
 import { AppConfigLive, LoggingLive } from "./Runtime.js"
+import { TracingLive } from "./Tracing.js"
 import { DownstreamWorkersLive, ReconcilerLive, ServicesLive, WorkersLive } from "./Services.js"
 import { isReconcilerThread, MetricsToParentLive, NoWorkerThread, runAsWorkerThread, WorkerThreadLive, WorkerThreadWatch } from "./WorkerThread.js"
 
@@ -55,6 +56,8 @@ const Main = Announce.pipe(
     // The main thread migrated before it started the reconciler's thread, which only connects.
     Layer.provide(isReconcilerThread ? makeDatabaseLive("service") : DatabaseMigrated("service"))
   )),
+  // Before everything it traces (a no-op without OTEL_EXPORTER_OTLP_ENDPOINT): src/Tracing.ts.
+  Layer.provide(TracingLive),
   Layer.provide(LoggingLive),
   Layer.provideMerge(AppConfigLive)
 )

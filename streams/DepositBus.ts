@@ -23,6 +23,8 @@ export interface Delivery {
   readonly term: Effect.Effect<void>
   /** Tells the broker the message is still being worked on (resets its ack_wait); absent where there is no ack_wait. */
   readonly working?: () => void
+  /** The publisher's W3C trace context (a `traceparent` header), when it sent one; read only with tracing on. */
+  readonly traceparent?: string | undefined
 }
 
 export class BusError extends Data.TaggedError("BusError")<{ readonly message: string; readonly cause?: unknown }> {}
@@ -57,7 +59,11 @@ export interface PartitionedDeliveries {
 /** The deposit stream: JetStream in production, an in-process queue for the embedded default. */
 export interface DepositBusShape {
   readonly kind: "jetstream" | "in-process"
-  readonly publish: (envelopes: ReadonlyArray<DepositEnvelope>) => Effect.Effect<void, BusError>
+  /**
+   * `traceparents`, given (tracing on: src/TraceContext.ts), line up with the envelopes: each message's trace context,
+   * sent beside it (a `traceparent` header on JetStream), never in its body.
+   */
+  readonly publish: (envelopes: ReadonlyArray<DepositEnvelope>, traceparents?: ReadonlyArray<string | undefined>) => Effect.Effect<void, BusError>
   /** Every delivery, for a bus one process reads whole (the in-process bus); empty on a partitioned bus. */
   readonly deliveries: Stream.Stream<Delivery, BusError>
   /** Present on a bus read by partitions (JetStream): the reconciler then reads only the partitions it owns. */

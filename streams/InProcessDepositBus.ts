@@ -8,8 +8,9 @@ import { DepositBus, type Delivery, type DepositEnvelope } from "./DepositBus.js
 export const InProcessDepositBusLive = Layer.effect(
   DepositBus,
   Effect.gen(function* () {
-    const queue = yield* Queue.dropping<{ envelope: DepositEnvelope; deliveryCount: number }>(50_000)
-    const toDelivery = (item: { envelope: DepositEnvelope; deliveryCount: number }): Delivery => ({
+    type Item = { envelope: DepositEnvelope; deliveryCount: number; traceparent?: string | undefined }
+    const queue = yield* Queue.dropping<Item>(50_000)
+    const toDelivery = (item: Item): Delivery => ({
       envelope: item.envelope,
       subject: `deposits.${item.envelope.tenantId}.${item.envelope.mode}.${item.envelope.accountNumber}`,
       streamSeq: null,
@@ -17,12 +18,14 @@ export const InProcessDepositBusLive = Layer.effect(
       ack: Effect.void,
       nak: (delayMs) =>
         Effect.sleep(delayMs).pipe(Effect.zipRight(Queue.offer(queue, { ...item, deliveryCount: item.deliveryCount + 1 })), Effect.forkDaemon, Effect.asVoid),
-      term: Effect.void
+      term: Effect.void,
+      traceparent: item.traceparent
     })
     return DepositBus.of({
       kind: "in-process",
       maxDeliver: 8,
-      publish: (envelopes) => Queue.offerAll(queue, envelopes.map((envelope) => ({ envelope, deliveryCount: 1 }))).pipe(Effect.asVoid),
+      publish: (envelopes, traceparents) =>
+        Queue.offerAll(queue, envelopes.map((envelope, i) => ({ envelope, deliveryCount: 1, traceparent: traceparents?.[i] }))).pipe(Effect.asVoid),
       deliveries: Stream.fromQueue(queue).pipe(Stream.map(toDelivery))
     })
   })

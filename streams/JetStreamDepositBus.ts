@@ -2,6 +2,7 @@ import { type ConsumerInfo, jetstreamManager, JetStreamApiCodes, JetStreamApiErr
 import type { NatsConnection } from "@nats-io/nats-core"
 import { Effect, Layer, Option, Stream } from "effect"
 import { AppConfigTag, DEFAULT_DEPOSIT_PARTITIONS } from "../src/Config.js"
+import { tracingOn } from "../src/TraceContext.js"
 import { consume, replayFrom } from "./Consume.js"
 import { publishMany } from "./Publish.js"
 import { Nats, NatsError, NatsLink, tryNats } from "./Nats.js"
@@ -48,6 +49,10 @@ class JetStreamDelivery implements Delivery {
   }
   working() {
     this.m.working()
+  }
+  /** Read (the headers parsed) only when the reconciler traces. */
+  get traceparent() {
+    return this.m.headers?.get("traceparent") || undefined
   }
 }
 
@@ -104,6 +109,7 @@ export const JetStreamDepositBusLive = (topology: Topology) =>
       const stream = streamNames(topology).deposits
       const unavailable = new BusError({ message: "NATS is unreachable" })
       const asBusError = (e: NatsError) => new BusError({ message: e.message, cause: e })
+      const traced = yield* tracingOn
 
       const consumersOf = (jsm: Awaited<ReturnType<typeof jetstreamManager>>) =>
         tryNats(`cannot list the consumers of ${stream}`, async () => {
@@ -183,14 +189,15 @@ export const JetStreamDepositBusLive = (topology: Topology) =>
         progressEveryMs: RECONCILER_PROGRESS_EVERY_MS,
         // Pipelined: one round trip for the batch. A message without its PubAck fails the call, so the caller leaves
         // the batch's inbox rows unmarked and the sweeper re-feeds them (those that did go are de-duplicated by id).
-        publish: (envelopes) =>
-          Effect.flatMap(link.current, Option.match({
+        publish: (envelopes, traceparents) => {
+          const sent = Effect.flatMap(link.current, Option.match({
             onNone: () => Effect.fail(unavailable),
             onSome: (nc) =>
-              publishMany(envelopes.map((e) => ({
+              publishMany(envelopes.map((e, i) => ({
                 subject: depositSubject(topology, e.tenantId, e.mode, e.accountNumber, partitions),
                 data: encodeEnvelope(e),
-                msgId: depositMsgId(e.tenantId, e.mode, e.provider, e.reference)
+                msgId: depositMsgId(e.tenantId, e.mode, e.provider, e.reference),
+                traceparent: traceparents?.[i]
               }))).pipe(
                 Effect.provideService(Nats, nc),
                 Effect.flatMap((acked) => {
@@ -198,7 +205,14 @@ export const JetStreamDepositBusLive = (topology: Topology) =>
                   return failed === 0 ? Effect.void : Effect.fail(new BusError({ message: `${failed} of ${acked.length} deposit messages got no PubAck from JetStream` }))
                 })
               )
-          })),
+          }))
+          return traced
+            ? Effect.withSpan(sent, "DepositBus.publish", {
+              kind: "producer",
+              attributes: { "messaging.system": "nats", "messaging.destination.name": stream, "messaging.batch.message_count": envelopes.length }
+            })
+            : sent
+        },
         deliveries: Stream.empty,
         partitioned: {
           count: partitions,

@@ -47,6 +47,8 @@ export interface Publication {
   readonly subject: string
   readonly data: Uint8Array | string
   readonly msgId: string
+  /** W3C trace context, sent as a `traceparent` header (tracing on only). */
+  readonly traceparent?: string | undefined
 }
 
 /**
@@ -129,6 +131,7 @@ export const publishMany = (messages: ReadonlyArray<Publication>): Effect.Effect
           try {
             const h = natsHeaders()
             h.set("Nats-Msg-Id", m.msgId)
+            if (m.traceparent !== undefined) h.set("traceparent", m.traceparent)
             nc.publish(m.subject, m.data, { headers: h, reply: `${inbox.prefix}.${token}` })
           } catch {
             // Closed or draining: this one never goes; the others may.

@@ -63,6 +63,8 @@ export const makeHotPath = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Ou
     readonly journals: ReadonlyArray<Journal>
     readonly events: ReadonlyArray<StagedEvent>
     readonly eventsCreatedAt: string
+    /** The staging span's trace context, kept with the events (tracing on only; src/TraceContext.ts). */
+    readonly traceparent?: string | undefined
     readonly accounts: ReadonlyArray<readonly [id: string, amountPaidKobo: number]>
     readonly reversedCredits: ReadonlyArray<{ readonly id: number; readonly reversedKobo: number; readonly status: string }>
     /** Holds a reversal took money from (escrow): by scope (`tenant|mode`) and deposit reference. */
@@ -77,7 +79,7 @@ export const makeHotPath = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Ou
     Effect.gen(function* () {
       const markReconciled = sql`UPDATE inbound_events SET ${sql.literal(INBOX_RECONCILED)} WHERE id = ANY(${integerArray(w.inboxIds)}::bigint[])`
       if (w.transactions.length === 0) return yield* markReconciled
-      const staged = outbox.prepare(w.events, w.eventsCreatedAt)
+      const staged = outbox.prepare(w.events, w.eventsCreatedAt, w.traceparent)
       const ledgerInsert = yield* ledger.insertMany(w.journals)
       const [written] = yield* sql<{ transactions: number; accounts: number }>`
         WITH t AS (${insertFromJson(sql, "transactions", TRANSACTION_INSERT_COLUMNS, w.transactions)} RETURNING 1),

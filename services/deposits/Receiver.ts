@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Chunk, Clock, Effect, Either, Exit, FiberId, Queue, Schema } from "effect"
 import { DepositBus } from "../../streams/DepositBus.js"
 import { AppConfigTag } from "../../src/Config.js"
+import { currentTraceparent, tracingOn, withBatchSpan } from "../../src/TraceContext.js"
 import { BadRequest, NotFound, Unauthorized } from "../../src/contract/Problems.js"
 import { type ProviderCredentials, Tenants } from "../access/Tenants.js"
 import { TransferOutcomes } from "../transfers/Outcomes.js"
@@ -26,6 +27,8 @@ interface Arrival {
   readonly creds: ProviderCredentials
   readonly event: SandboxEvent
   readonly answer: (exit: Exit.Exit<Accepted>) => void
+  /** The accepting span's trace context (tracing on only): it travels with the deposit's message. */
+  readonly traceparent?: string | undefined
 }
 
 /** The most events one inbox batch takes. */
@@ -79,6 +82,7 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
     const inbox = yield* Inbox
     const bus = yield* DepositBus
     const outcomes = yield* TransferOutcomes
+    const traced = yield* tracingOn
 
     /**
      * Group commit: the events that arrive together share ONE inbox statement (which also tells which NUBANs are
@@ -88,7 +92,9 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
      * deposit until the sweeper re-feeds the row. With little traffic a batch is a single event and nothing waits for
      * company.
      */
-    const acceptBatch = (batch: ReadonlyArray<Arrival>) => {
+    const acceptBatch = (batch: ReadonlyArray<Arrival>) =>
+      traced ? withBatchSpan("Receiver.commit", batch.map((a) => a.traceparent))(commitBatch(batch)) : commitBatch(batch)
+    const commitBatch = (batch: ReadonlyArray<Arrival>) => {
       let answered = false
       const answerAll = (exit: Exit.Exit<ReadonlyArray<Accepted>>) => {
         if (answered) return
@@ -113,7 +119,9 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
           })))
           const fresh = Exit.isSuccess(exit) ? exit.value.flatMap((r) => (r === undefined ? [] : [r.envelope])) : []
           if (fresh.length === 0) return Effect.void
-          return bus.publish(fresh).pipe(
+          // Each message carries its own webhook's trace context (tracing on only).
+          const traces = traced && Exit.isSuccess(exit) ? exit.value.flatMap((r, i) => (r === undefined ? [] : [batch[i]!.traceparent])) : undefined
+          return bus.publish(fresh, traces).pipe(
             Effect.zipRight(inbox.notePublished(fresh.map((e) => e.inboxId))),
             Effect.catchAll((e) => Effect.logWarning(`${fresh.length} deposits are in the inbox; publishing deferred to the sweeper: ${e.message}`))
           )
@@ -145,14 +153,15 @@ export class Receiver extends Effect.Service<Receiver>()("services/deposits/Rece
      * A verified event's way in: answered at once when it is neither an inflow nor a reversal, otherwise queued for
      * the next inbox commit (or answered interrupted when the service is stopping).
      */
-    const submit = (creds: ProviderCredentials, event: SandboxEvent, answer: (exit: Exit.Exit<Accepted>) => void) => {
+    const submit = (creds: ProviderCredentials, event: SandboxEvent, answer: (exit: Exit.Exit<Accepted>) => void, traceparent?: string) => {
       if (event.event !== INFLOW_EVENT && event.event !== REVERSAL_EVENT) answer(Exit.succeed({ result: "ignored", reference: event.sessionId }))
-      else if (!Queue.unsafeOffer(arrivals, { creds, event, answer })) answer(Exit.interrupt(FiberId.none))
+      else if (!Queue.unsafeOffer(arrivals, { creds, event, answer, traceparent })) answer(Exit.interrupt(FiberId.none))
     }
 
     /** Shared by the receiver and the simulator: nothing downstream can tell them apart. */
     const accept = Effect.fn("Receiver.accept")(function* (creds: ProviderCredentials, event: SandboxEvent) {
-      return yield* Effect.async<Accepted, never, never>((resume) => submit(creds, event, resume))
+      const traceparent = traced ? yield* currentTraceparent : undefined
+      return yield* Effect.async<Accepted, never, never>((resume) => submit(creds, event, resume, traceparent))
     })
 
     /**

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { integerArray } from "../../src/db/PgArray.js"
+import { currentTraceparent, tracingOn } from "../../src/TraceContext.js"
 import { JournalId } from "../../src/domain/Ledger.js"
 import { type AccountState, type BatchDeposit, decideBatch } from "../../src/domain/ReconcileBatch.js"
 import { normalisePayerName } from "../../src/domain/Reconciliation.js"
@@ -31,8 +32,10 @@ export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/
     const ledger = yield* Ledger
     const outbox = yield* Outbox
     const hot = makeHotPath(sql, ledger, outbox)
+    const traced = yield* tracingOn
 
-    const applyLocked = (inboxes: ReadonlyArray<InboxRow>, recorded: ReadonlySet<string>) =>
+    /** `traceparent` (tracing on only): the batch's span, which the staged events carry to their consumers. */
+    const applyLocked = (inboxes: ReadonlyArray<InboxRow>, recorded: ReadonlySet<string>, traceparent: string | undefined) =>
       Effect.gen(function* () {
         const results = new Array<ReconcileResult>(inboxes.length)
         const locked = yield* hot.lockAccounts(inboxes.map((r) => ({ tenantId: r.tenantId, mode: r.mode, nuban: r.accountNumber })))
@@ -98,6 +101,7 @@ export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/
           })),
           events,
           eventsCreatedAt: txNow.toISOString(),
+          traceparent,
           accounts: [...batch.accounts],
           reversedCredits: batch.reversedCredits,
           holdsTaken: batch.holdsTaken,
@@ -138,7 +142,7 @@ export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/
       })
       if (todo.length > 0) {
         const recorded = new Set(todo.filter((t) => t.inbox.recorded).map((t) => refKey(t.inbox)))
-        const apply = applyLocked(todo.map((t) => t.inbox), recorded)
+        const apply = applyLocked(todo.map((t) => t.inbox), recorded, traced ? yield* currentTraceparent : undefined)
         const outcomes = yield* sql.withTransaction(fence === undefined ? apply : Effect.zipRight(fence, apply))
         todo.forEach((t, k) => (results[t.index] = outcomes[k]!))
       }

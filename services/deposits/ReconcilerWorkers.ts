@@ -4,6 +4,7 @@ import { makeDeliveryApplier } from "./DeliveryApplier.js"
 import { type Item, makePartitionOwnership } from "./PartitionOwnership.js"
 import { Reconciler } from "./Reconciler.js"
 import { AppConfigTag, DEFAULT_RECONCILER_LEASE_MS } from "../../src/Config.js"
+import { tracingOn, withBatchSpan } from "../../src/TraceContext.js"
 import { DepositBus, isDecoded, type PartitionedDeliveries } from "../../streams/DepositBus.js"
 import { depositPartition } from "../../streams/Topology.js"
 import { Metrics } from "../../src/Metrics.js"
@@ -33,6 +34,12 @@ const make = Effect.gen(function* () {
   // Applying: DeliveryApplier.ts.
   const { handleBatch } = makeDeliveryApplier({ bus, reconciler, sql, ownership, metrics: yield* Metrics, outages: yield* outageLog("reconciler", "deposit batches") })
   const consumerOutages = yield* outageLog("deposit consumer", "restarts")
+  // Tracing on: a batch's span is a child of its first message's publisher (the webhook that brought it), linked to the others'.
+  const traced = yield* tracingOn
+  const traceBatch = (batch: ReadonlyArray<Item>) =>
+    traced
+      ? withBatchSpan("Reconciler.batch", batch.map((i) => i.d.traceparent), { kind: "consumer", attributes: { "messaging.system": bus.kind === "jetstream" ? "nats" : "in-process" } })(handleBatch(batch))
+      : handleBatch(batch)
 
   /**
    * Every delivery this process holds (queued, or in its running batch) until it is settled. On a bus with an
@@ -60,7 +67,7 @@ const make = Effect.gen(function* () {
     yield* Queue.takeBetween(q, 1, MAX_BATCH).pipe(
       Effect.flatMap((chunk) => {
         const batch = Chunk.toReadonlyArray(chunk)
-        return handleBatch(batch).pipe(Effect.ensuring(settled(batch)))
+        return traceBatch(batch).pipe(Effect.ensuring(settled(batch)))
       }),
       Effect.forever,
       Effect.forkScoped

@@ -17,6 +17,8 @@ export interface ConsumedEvent {
   readonly attempts: number
   /** The envelope as the JSON text Postgres holds, when the consumer asks for it (`withEnvelope`); else "". */
   readonly envelopeJson: string
+  /** The staging span's W3C trace context, read only with tracing on (null when it was staged without). */
+  readonly traceparent?: string | null
 }
 
 /** A consumed event whose `data` the runner decoded with its type's schema: one member per type of T, by `eventType`. */

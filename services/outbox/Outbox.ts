@@ -8,6 +8,7 @@ import { ConsumerRegistry, interestJoin, interestValues } from "./Registry.js"
 import { OutboxWakeups } from "./Wakeups.js"
 import { notifyOtherProcesses, stagesForOthers } from "./CrossProcessWakeups.js"
 import { AppConfigTag } from "../../src/Config.js"
+import { currentTraceparent, tracingOn } from "../../src/TraceContext.js"
 
 /**
  * An event to stage: one of the catalogue's (src/contract/Events.ts), its `type` and the `data` its schema describes.
@@ -20,12 +21,14 @@ export type StagedEvent = {
   readonly subjectKey: string
 } & OutboxEvent
 
-type Prepared = { readonly tenantId: string; readonly subjectKey: string; readonly envelope: EventEnvelope }
+type Prepared = { readonly tenantId: string; readonly subjectKey: string; readonly envelope: EventEnvelope; readonly traceparent?: string | undefined }
 
 const OUTBOX_COLUMNS: ReadonlyArray<Column<Prepared>> = [
   ["event_id", "text", (e) => e.envelope.id], ["tenant_id", "text", (e) => e.tenantId], ["mode", "text", (e) => e.envelope.mode],
   ["event_type", "text", (e) => e.envelope.type], ["subject_key", "text", (e) => e.subjectKey], ["envelope", "json", (e) => e.envelope]
 ]
+/** With tracing on, the staging span's trace context too (migration 0021); the column is never written otherwise. */
+const OUTBOX_COLUMNS_TRACED: ReadonlyArray<Column<Prepared>> = [...OUTBOX_COLUMNS, ["traceparent", "text", (e) => e.traceparent]]
 
 /**
  * Stages events in the caller's transaction; fibers in streams/ and services/webhooks drain them after commit, each
@@ -42,6 +45,7 @@ export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
     // An API process runs no consumers: its staging wakes the workers' through Postgres (CrossProcessWakeups.ts).
     // (Read if given: a test that builds the Outbox alone stages as a process with its own runners.)
     const forOthers = Option.exists(yield* Effect.serviceOption(AppConfigTag), (c) => stagesForOthers(c.role))
+    const traced = yield* tracingOn
     /** Wakes this process's runners that want these events (call it once they are written; see Wakeups.ts). */
     const nudge = (events: ReadonlyArray<{ readonly type: string }>) => Effect.sync(() => wakeups.nudge(events.map((e) => e.type)))
     /**
@@ -49,17 +53,20 @@ export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
      * (ids made here), the INSERT of the outbox rows (RETURNING id, event_type, tenant_id, mode, subject_key), and the
      * INSERT of a pending row per event and consumer that wants it (its type, and the consumer's `interestedWhen`), for
      * the rows that a WITH query named `from` returns. (Postgres allows data-modifying WITH queries only at the top
-     * level, so the caller names them there.)
+     * level, so the caller names them there.) `traceparent`, given (tracing on), is kept with every event, for the
+     * consumers' spans (services/outbox/Runner.ts).
      */
-    const prepare = (events: ReadonlyArray<StagedEvent>, createdAt: string) => {
+    const prepare = (events: ReadonlyArray<StagedEvent>, createdAt: string, traceparent?: string) => {
       const envelopes = events.map((e): Prepared => ({
         tenantId: e.tenantId,
         subjectKey: e.subjectKey,
-        envelope: { id: newId("evt"), type: e.type, createdAt, mode: e.mode, data: e.data } satisfies EventEnvelope
+        envelope: { id: newId("evt"), type: e.type, createdAt, mode: e.mode, data: e.data } satisfies EventEnvelope,
+        traceparent
       }))
+      const columns = traceparent === undefined ? OUTBOX_COLUMNS : OUTBOX_COLUMNS_TRACED
       return {
         envelopes: envelopes.map((e) => e.envelope),
-        insertEvents: sql`${insertFromJson(sql, "outbox", OUTBOX_COLUMNS, envelopes)} RETURNING id, event_type, tenant_id, mode, subject_key`,
+        insertEvents: sql`${insertFromJson(sql, "outbox", columns, envelopes)} RETURNING id, event_type, tenant_id, mode, subject_key`,
         insertPending: (from: string) =>
           sql`INSERT INTO outbox_pending (consumer, outbox_id) SELECT c.consumer, o.id FROM ${sql(from)} o
             JOIN ${interests} AS c(consumer, event_type) ON ${join}`
@@ -68,7 +75,7 @@ export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
 
     const stage = Effect.fn("Outbox.stage")(function* (events: ReadonlyArray<StagedEvent>) {
       if (events.length === 0) return [] as ReadonlyArray<EventEnvelope>
-      const staged = prepare(events, new Date(yield* Clock.currentTimeMillis).toISOString())
+      const staged = prepare(events, new Date(yield* Clock.currentTimeMillis).toISOString(), traced ? yield* currentTraceparent : undefined)
       // One statement: the events, and for each a pending row per consumer that wants it.
       yield* sql`WITH o AS (${staged.insertEvents}) ${staged.insertPending("o")}`
       if (forOthers) yield* notifyOtherProcesses(sql, events.map((e) => e.type))

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Duration, Effect, Either, Exit, Layer, Option, Queue, Schedule } from "effect"
 import type { EventType } from "../../src/contract/Events.js"
 import { delayBeforeRetry } from "../../src/domain/RetrySchedule.js"
+import { tracingOn, withBatchSpan } from "../../src/TraceContext.js"
 import { type ConsumedEvent, type Consumer, type DecodedEvent, decodingOf, MalformedEvent, type RawConsumer } from "./Consumers.js"
 import { OutboxWakeups } from "./Wakeups.js"
 import { Metrics } from "../../src/Metrics.js"
@@ -101,7 +102,9 @@ export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer:
     let lastPassMs = 0
     const handle = (events: ReadonlyArray<ConsumedEvent>): Effect.Effect<number | void, unknown, R> =>
       decoding === undefined ? (consumer as RawConsumer<R>).handle(events) : decoding.handle(events as ReadonlyArray<DecodedEvent<T>>)
-    const envelope = consumer.withEnvelope || decoding ? sql`, o.envelope::text AS envelope_json` : sql`, '' AS envelope_json`
+    const traced = yield* tracingOn
+    const envelope = sql`${consumer.withEnvelope || decoding ? sql`, o.envelope::text AS envelope_json` : sql`, '' AS envelope_json`}${
+      traced ? sql`, o.traceparent` : sql``}`
 
     // One pass per consumer at a time, across processes: the lock is the transaction's and goes with its commit.
     const turn = sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`consumer:${name}`}, 0)) AS ok`.pipe(
@@ -126,8 +129,15 @@ export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer:
     const remove = (ids: ReadonlyArray<number>) =>
       ids.length === 0 ? Effect.void : sql`DELETE FROM outbox_pending WHERE consumer = ${name} AND outbox_id = ANY(${ids}::bigint[])`.pipe(Effect.asVoid)
 
-    /** Handles the events and deletes the rows it did, in a savepoint of the pass's transaction; how many it did. */
+    /**
+     * Handles the events and deletes the rows it did, in a savepoint of the pass's transaction; how many it did. Tracing
+     * on: in a span that is a child of the first event's staging span and linked to the other events' (TraceContext).
+     */
     const handleAndRemove = (events: ReadonlyArray<ConsumedEvent>) =>
+      traced
+        ? withBatchSpan("ConsumerRunner.batch", events.map((e) => e.traceparent), { kind: "consumer", attributes: { consumer: name } })(handleAndRemoveNow(events))
+        : handleAndRemoveNow(events)
+    const handleAndRemoveNow = (events: ReadonlyArray<ConsumedEvent>) =>
       sql.withTransaction(
         Effect.gen(function* () {
           const n = yield* handle(events)

@@ -7,6 +7,7 @@ import { SIGNATURE_HEADER } from "../../services/deposits/SandboxEvent.js"
 import { isDatabaseUnavailable, writeDatabaseUnavailable } from "./DatabaseUnavailable.js"
 import { invalidTextInJson, invalidTextInUrl } from "./InputGuard.js"
 import { FastPaths } from "./NodeServer.js"
+import { tracingOn } from "../TraceContext.js"
 import { PROBLEM_STATUS } from "../contract/Problems.js"
 import { INTERNAL_ERROR, MAX_BODY_BYTES, PROBLEM_JSON, problemDocument, TOO_LARGE } from "./Problem.js"
 
@@ -36,10 +37,12 @@ export const fastPathRequests = Metric.counter("receiver_fast_path_requests", { 
  * share of the service's CPU per deposit (docs/performance.md, "Receiver fast path"). `Receiver.receiveNow` answers most webhooks without a fiber; what it
  * leaves runs `Receiver.receive` as a fiber of a FiberSet. Stopping the service interrupts those fibers and the
  * receiver's committers, and an interrupted request is answered 503 so the provider retries (the receiver is
- * idempotent).
+ * idempotent). With tracing on (OTEL_EXPORTER_OTLP_ENDPOINT) it stands aside: the webhooks then go through the HttpApi,
+ * whose server span (and the receiver's) starts each deposit's trace.
  */
 export const ReceiverFastPathLive = Layer.scopedDiscard(
   Effect.gen(function* () {
+    if (yield* tracingOn) return
     const receiver = yield* Receiver
     const paystack = yield* PaystackInbound
     const monnify = yield* MonnifyInbound

@@ -66,6 +66,8 @@ export const testConfig = (overrides: Partial<AppConfig> = {}): AppConfig => ({
   providerSyncIntervalMs: 0,
   providerSyncWindowHours: 48,
   publicUrl: Option.none(),
+  otelEndpoint: Option.none(),
+  otelServiceName: "collections-service",
   ...overrides
 })
 
@@ -129,6 +131,8 @@ export const makeTestApp = <E = never, R = never>(
     checkout?: Partial<CheckoutSettingsShape>
     /** The billing clock: off by default in tests (a test forks `billingPassesLoop` on its TestClock, or calls tick). */
     billing?: Partial<BillingWorkerSettingsShape>
+    /** Built before the app, as src/Service.ts builds TracingLive (e.g. src/TracingSdk.ts's tracingLayer with an in-memory exporter). */
+    tracing?: Layer.Layer<never>
   } = {}
 ) => {
   const config = testConfig(options.config)
@@ -144,6 +148,7 @@ export const makeTestApp = <E = never, R = never>(
     Layer.provideMerge(Layer.succeed(SettlementRunSettings, { ...TEST_SETTLEMENT, ...options.settlement })),
     Layer.provideMerge(Layer.succeed(BillingWorkerSettings, { intervalMs: 30_000, worker: false, ...options.billing })),
     Layer.provideMerge(Layer.succeed(CheckoutSettings, { heartbeatMs: 15_000, maxStreams: 2_000, maxStreamsPerToken: 5, ...options.checkout })),
+    Layer.provideMerge(options.tracing ?? Layer.empty),
     Layer.provide(Logger.minimumLogLevel(config.logLevel))
   )
 }
