@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { PublicEvent, PublicEventTypeParam } from "../../contract/Events.js"
 import { Forbidden, NotFound } from "../../contract/Problems.js"
@@ -18,4 +18,6 @@ export class EventsApi extends HttpApiGroup.make("events")
   // An API key, or a dashboard Owner/Admin (as webhook endpoints and deliveries): a Member gets 403.
   .addError(Forbidden)
   .middleware(Authentication)
+  .annotate(OpenApi.Title, "Events")
+  .annotate(OpenApi.Description, "The public events the tenant's webhooks carry, read back with their payloads (30 days).")
 {}
