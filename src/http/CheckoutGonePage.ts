@@ -1,3 +1,4 @@
+import { htmlHead } from "./HtmlHead.js"
 /**
  * What a browser gets (`Accept: text/html`) for a checkout link that is unknown or has expired: a 404 page a payer can
  * read, not a problem document. It says the same for both (the service never tells a guessed token from an expired
@@ -8,15 +9,7 @@
 export const checkoutGonePageCsp = (nonce: string) =>
   `default-src 'none'; style-src 'nonce-${nonce}'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`
 
-export const checkoutGonePage = (nonce: string): string => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex">
-<link rel="icon" href="data:,">
-<title>Payment link not found or expired</title>
+export const checkoutGonePage = (nonce: string): string => `${htmlHead("Payment link not found or expired")}
 <style nonce="${nonce}">
   :root { color-scheme: light; --ink: #1b1f24; --muted: #57606a; --line: #d0d7de; }
   body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #f6f8fa; }

@@ -1,5 +1,6 @@
 import type { CheckoutSnapshot } from "../domain/Checkout.js"
 import { formatWat } from "../domain/Wat.js"
+import { htmlHead } from "./HtmlHead.js"
 
 /**
  * The hosted checkout page (`GET /checkout/{token}` with `Accept: text/html`): how much to pay and where, a copy
@@ -39,15 +40,7 @@ export const checkoutPage = (token: string, view: HostedCheckout, nonce: string)
     : `<div><dt>Account name</dt><dd><span id="account-name">${escapeHtml(view.accountName)}</span>` +
       `<span class="hint">Your bank app should show this name before you confirm.</span></dd></div>`
   const streamUrl = `/api/v1/checkout/${encodeURIComponent(token)}/stream`
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex">
-<link rel="icon" href="data:,">
-<title>Pay ${escapeHtml(view.businessName)} by bank transfer</title>
+  return `${htmlHead(`Pay ${escapeHtml(view.businessName)} by bank transfer`)}
 <style nonce="${nonce}">
   :root { color-scheme: light; --ink: #1b1f24; --muted: #57606a; --line: #d0d7de; --ok: #116329; --warn: #7d4e00; --accent: #0a58ca; }
   * { box-sizing: border-box; }

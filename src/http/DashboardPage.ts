@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { type DashboardBundle, dashboardBundle } from "./DashboardAssets.js"
+import { htmlHead } from "./HtmlHead.js"
 
 /**
  * The dashboard at `/dashboard`: one HTML document that loads the bundle's script and stylesheet from
@@ -18,15 +19,7 @@ const SECURITY_HEADERS = {
   "referrer-policy": "no-referrer"
 } as const
 
-export const dashboardHtml = (b: DashboardBundle) => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex">
-<link rel="icon" href="data:,">
-<title>Collections dashboard</title>
+export const dashboardHtml = (b: DashboardBundle) => `${htmlHead("Collections dashboard")}
 <link rel="stylesheet" href="/dashboard/assets/${b.style.name}">
 <script type="module" src="/dashboard/assets/${b.script.name}"></script>
 </head>
