@@ -3,15 +3,15 @@ import { Effect } from "effect"
 import { call } from "../support/TestApp.js"
 import { waitFor } from "../support/Wait.js"
 
-/** Polls until every fired rule and flow of the tenant has been applied (or dead-lettered), bounded at 20 s. */
-export const waitForAutomation = (tenantId: string) =>
+/** Polls until every fired rule and flow of the tenant has been applied (or dead-lettered), bounded (20 s unless given). */
+export const waitForAutomation = (tenantId: string, timeoutMs = 20_000) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     waitFor(
       "no automation event left pending",
       sql<{ n: number }>`
         SELECT (SELECT count(*) FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
                 WHERE o.tenant_id = ${tenantId} AND p.consumer IN ('automation', 'automation-actions'))::int AS n`.pipe(Effect.map((r) => r[0]!.n)),
-      { until: (n) => n === 0, timeoutMs: 20_000 }
+      { until: (n) => n === 0, timeoutMs }
     )).pipe(Effect.asVoid)
 
 /** The tenant's runs (rules and flows), oldest first, with their steps. */
