@@ -59,6 +59,7 @@ export const SYSTEM: ReadonlyArray<string> = [
   "test/dashboard/Member.test.ts",
   "test/dashboard/Provider.test.ts",
   "test/dashboard/Sandbox.test.ts",
+  "test/dashboard/Statement.test.ts",
   // benches
   "test/bench/"
 ]

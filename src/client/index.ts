@@ -31,6 +31,16 @@ export class Bearer extends Context.Tag("collections-service/client/Bearer")<Bea
 /** Runs `effect` (client calls) with `token` as the bearer, whatever token the client was made with. */
 export const withToken = (token: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Bearer, token)
 
+/** The media type asked for (`Accept`) for one call, when an operation answers more than JSON (`withAccept`). */
+export class AcceptMediaType extends Context.Tag("collections-service/client/Accept")<AcceptMediaType, string>() {}
+
+/**
+ * Runs `effect` (client calls) asking for `mediaType`: `ledger.statement(...).pipe(withAccept("text/csv"))` answers
+ * the statement's CSV as a string (the operation's text success) instead of the JSON statement.
+ */
+export const withAccept = (mediaType: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.provideService(effect, AcceptMediaType, mediaType)
+
 export interface ClientOptions {
   /** The service's origin, e.g. `http://localhost:3000`; omitted, paths are relative (same origin, in a browser). */
   readonly baseUrl?: string | URL
@@ -62,9 +72,10 @@ const tagProblem = (res: HttpClientResponse.HttpClientResponse) => {
 }
 
 const bearer = (options: ClientOptions) => (req: HttpClientRequest.HttpClientRequest) =>
-  Effect.map(Effect.serviceOption(Bearer), (given) => {
+  Effect.map(Effect.all([Effect.serviceOption(Bearer), Effect.serviceOption(AcceptMediaType)]), ([given, accept]) => {
     const token = Option.getOrElse(given, () => (typeof options.token === "function" ? options.token() : options.token))
-    return token ? HttpClientRequest.bearerToken(req, token) : req
+    const asked = Option.isSome(accept) ? HttpClientRequest.setHeader(req, "accept", accept.value) : req
+    return token ? HttpClientRequest.bearerToken(asked, token) : asked
   })
 
 /** Requests go out with `fetch`, without cookies (the service authenticates by bearer only). */

@@ -9,11 +9,12 @@ export type Action =
   | "onboarding" | "inviteUser" | "apiKeys" | "provider"
   | "review" | "refund" | "hold" | "lookup" | "payout"
   | "webhooks" | "rulesWrite" | "flowsWrite" | "subMerchantsWrite" | "settlementWrite" | "settlementRun"
-  | "billingWrite" | "sandboxClock"
+  | "billingWrite" | "sandboxClock" | "events"
 
 const OWNER_ADMIN: ReadonlySet<Action> = new Set<Action>([
   "onboarding", "inviteUser", "apiKeys", "provider", "review", "refund", "hold", "lookup", "payout", "webhooks",
-  "rulesWrite", "flowsWrite", "subMerchantsWrite", "settlementWrite", "settlementRun", "billingWrite", "sandboxClock"
+  "rulesWrite", "flowsWrite", "subMerchantsWrite", "settlementWrite", "settlementRun", "billingWrite", "sandboxClock",
+  "events"
 ])
 
 export const can = (role: Role | undefined, action: Action): boolean =>

@@ -14,6 +14,7 @@ import { SubMerchantsPage } from "./pages/SubMerchants.js"
 import { SettlementPage } from "./pages/Settlement.js"
 import { BillingPage, ScheduleDetailPage } from "./pages/Billing.js"
 import { WebhooksPage } from "./pages/Webhooks.js"
+import { EventsPage } from "./pages/Events.js"
 import { InsightsPage } from "./pages/Insights.js"
 import { CopilotPage } from "./pages/Copilot.js"
 import { TeamPage } from "./pages/Team.js"
@@ -39,6 +40,7 @@ const NAV: ReadonlyArray<NavItem> = [
   { path: "/settlement", label: "Settlement" },
   { path: "/billing", label: "Billing" },
   { path: "/webhooks", label: "Webhooks", show: (s) => can(role(s), "webhooks") },
+  { path: "/events", label: "Events", show: (s) => can(role(s), "events") },
   { path: "/insights", label: "Insights" },
   { path: "/copilot", label: "Copilot" },
   { path: "/team", label: "Team" }
@@ -61,6 +63,7 @@ const page = (route: string): { title: string; body: ComponentChildren } => {
     case "settlement": return { title: "Settlement", body: <SettlementPage /> }
     case "billing": return arg ? { title: "Billing schedule", body: <ScheduleDetailPage id={arg} /> } : { title: "Billing", body: <BillingPage /> }
     case "webhooks": return { title: "Webhooks", body: <WebhooksPage /> }
+    case "events": return { title: "Events", body: <EventsPage /> }
     case "insights": return { title: "Insights", body: <InsightsPage /> }
     case "copilot": return { title: "Copilot", body: <CopilotPage /> }
     case "team": return { title: "Team", body: <TeamPage /> }

@@ -1,13 +1,13 @@
 import { expect, layer } from "@effect/vitest"
 import { HttpServer } from "@effect/platform"
 import { Effect } from "effect"
-import { BadRequest, isProblem, makeClient, kobo, NotFound, withToken } from "collections-service/client"
+import { BadRequest, isProblem, makeClient, kobo, NotFound, withAccept, withToken } from "collections-service/client"
 import { makeTestApp, signup } from "../support/TestApp.js"
 
 /**
  * The package's typed client (`collections-service/client`, imported by its package name as a consumer would) against
- * the real service: a test API key's token, a virtual account created and read back as the contract's types, and the
- * problem classes for a 404 and a 400.
+ * the real service: a test API key's token, a virtual account created and read back as the contract's types, its
+ * statement as JSON and (`withAccept("text/csv")`) as CSV text, and the problem classes for a 404 and a 400.
  */
 
 const baseUrl = Effect.map(HttpServer.HttpServer, (s) =>
@@ -31,6 +31,15 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000 })("collections-service
       expect(nuban).toBe(created.nuban)
       const amount: number = read.expectedAmountKobo ?? 0
       expect(amount).toBe(150_000)
+
+      // An operation that answers JSON or CSV: the statement as the contract's type, or its CSV text with withAccept.
+      const statement = yield* api.ledger.statement({ path: { accountRef: "client:1.a" }, urlParams: {} })
+      if (typeof statement === "string") return expect.fail("the statement came back as text without Accept: text/csv")
+      expect(statement).toMatchObject({ accountRef: "client:1.a", nuban, opening: { balanceKobo: 0 }, movements: [] })
+      const csv = yield* api.ledger.statement({ path: { accountRef: "client:1.a" }, urlParams: {} }).pipe(withAccept("text/csv"))
+      expect(typeof csv).toBe("string")
+      expect(String(csv)).toMatch(/^date,.*\r\n/)
+      expect(String(csv)).toContain("opening_balance")
 
       const missing = yield* Effect.flip(api.virtualAccounts.get({ path: { accountRef: "no-such-account" } }))
       expect(missing).toBeInstanceOf(NotFound)

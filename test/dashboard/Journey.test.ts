@@ -36,7 +36,8 @@ const visit = (page: Page, route: string, title: string | RegExp, name: string) 
     yield* shot(page, name)
   })
 
-const txLinks = (page: Page) => page.locator("table").last().locator("tbody tr td a")
+// The account's transactions table (the statement's table follows it on the page).
+const txLinks = (page: Page) => page.getByRole("region", { name: /^Transactions of / }).locator("tbody tr td a")
 
 const simulate = (page: Page, amount: string, sender: string) =>
   Effect.gen(function* () {

@@ -6,6 +6,7 @@ import { lagos } from "../Dates.js"
 import { useSession } from "../Session.js"
 import { Badge, Button, Empty, ErrorBox, Field, Form, koboOf, Loading, Money, NairaField, Notice, Pager, Section, Table, useAction, useLoad, usePager } from "../ui.js"
 import { requireSandboxToken, SandboxKeyPanel } from "./Sandbox.js"
+import { StatementSection } from "./Statement.js"
 
 export interface VirtualAccount {
   accountRef: string; nuban: string; bankName: string; bankCode: string; accountName: string; name: string
@@ -143,6 +144,8 @@ export const AccountDetailPage = ({ accountRef }: { accountRef: string }) => {
   const acc = useLoad(() => dash((c) => c.virtualAccounts.get({ path: { accountRef: accountRef } })), [s.mode, accountRef])
   const txs = useLoad(() => dash((c) => c.transactions.list({ urlParams: { accountRef, take: 50 } })), [s.mode, accountRef])
   const del = useAction()
+  // Bumped by every refresh, so the statement is read again with the figures.
+  const [version, setVersion] = useState(0)
   const refresh = async () => {
     const [a, t] = await Promise.all([
       dash((c) => c.virtualAccounts.get({ path: { accountRef: accountRef } })),
@@ -150,6 +153,7 @@ export const AccountDetailPage = ({ accountRef }: { accountRef: string }) => {
     ])
     acc.setData(a)
     txs.setData(t)
+    setVersion((v) => v + 1)
     return t.data.length
   }
   if (acc.error) return <><ErrorBox error={acc.error} /><p><a href="#/accounts">Back to accounts</a></p></>
@@ -199,6 +203,7 @@ export const AccountDetailPage = ({ accountRef }: { accountRef: string }) => {
           ))}
         </Table>
       </Section>
+      <StatementSection accountRef={a.accountRef} version={version} />
     </>
   )
 }
