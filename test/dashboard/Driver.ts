@@ -3,7 +3,10 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import type { Browser, Page } from "playwright-core"
+import * as crypto from "node:crypto"
+import { expectStatus, OWNER_PASSWORD } from "../support/ApiHelpers.js"
 import { pw, screenshot } from "../support/Browser.js"
+import { apiToken, call } from "../support/TestApp.js"
 
 /**
  * Driving the dashboard in Debian's chromium: a desktop or phone context on the service's origin whose every request,
@@ -87,3 +90,25 @@ export const axe = (page: Page, what: string) =>
 /** The page is no wider than the viewport (nothing scrolls sideways but tables in their own scroller). */
 export const fitsWidth = (page: Page, width: number) =>
   Effect.map(pw("page width", () => page.evaluate("document.documentElement.scrollWidth")), (w) => expect(w).toBeLessThanOrEqual(width))
+
+/** Opens the dashboard and signs in; done when Home shows. */
+export const signIn = (page: Page, origin: string, email: string, password: string = OWNER_PASSWORD) =>
+  Effect.gen(function* () {
+    yield* pw("open", () => page.goto(`${origin}/dashboard`, { waitUntil: "load" }))
+    yield* heading(page, "Sign in")
+    yield* fill(page, "email", email)
+    yield* fill(page, "password", password)
+    yield* click(page, "Sign in")
+    yield* heading(page, "Home")
+  })
+
+/** A new tenant signed up through the API: its Owner's e-mail and dashboard token, and a test API token. */
+export const ownerWithTestToken = (businessName: string) =>
+  Effect.gen(function* () {
+    const email = `o-${crypto.randomBytes(4).toString("hex")}@example.ng`
+    const signup = yield* call("POST", "/api/v1/dashboard/signup", { json: { businessName, email, password: OWNER_PASSWORD } })
+    expectStatus(signup, 201)
+    const owner = signup.body.accessToken as string
+    const { token } = yield* apiToken(owner, "test")
+    return { email, tenantId: signup.body.tenantId as string, owner, token }
+  })

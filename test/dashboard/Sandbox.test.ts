@@ -1,44 +1,27 @@
 import { expect, layer } from "@effect/vitest"
 import { HttpServer } from "@effect/platform"
 import { Effect } from "effect"
-import * as crypto from "node:crypto"
-import type { Page } from "playwright-core"
 import { launchChromium, pw } from "../support/Browser.js"
 import { expectStatus } from "../support/ApiHelpers.js"
 import { createAccount, waitForTransactions } from "../support/Pipeline.js"
-import { apiToken, call, makeTestApp } from "../support/TestApp.js"
-import { click, fill, go, heading, openContext, text } from "./Driver.js"
+import { call, makeTestApp } from "../support/TestApp.js"
+import { click, fill, go, heading, openContext, ownerWithTestToken, signIn, text } from "./Driver.js"
 
 /**
  * The dashboard's niceties (issue 34): one sandbox test key per user, kept in the browser and reused by a second tab
  * (counted through the API); today's figures on the home page, pluralised; an error shown once.
  */
 
-const PASSWORD = "correct horse battery staple"
-
-const signIn = (page: Page, origin: string, email: string) =>
-  Effect.gen(function* () {
-    yield* pw("open", () => page.goto(`${origin}/dashboard`, { waitUntil: "load" }))
-    yield* heading(page, "Sign in")
-    yield* fill(page, "email", email)
-    yield* fill(page, "password", PASSWORD)
-    yield* click(page, "Sign in")
-    yield* heading(page, "Home")
-  })
 
 layer(makeTestApp(), { timeout: 180_000, excludeTestServices: true })("the dashboard's sandbox key, today and errors", (it) => {
   it.scoped("two tabs of one user share one test key; home shows today's deposits; an error shows once", () =>
     Effect.gen(function* () {
       const origin = yield* HttpServer.addressFormattedWith((a) => Effect.succeed(a))
-      const email = `o-${crypto.randomBytes(4).toString("hex")}@example.ng`
-      const signup = yield* call("POST", "/api/v1/dashboard/signup", { json: { businessName: "Kano Rice Ltd", email, password: PASSWORD } })
-      expectStatus(signup, 201)
-      const owner = signup.body.accessToken as string
       // One test key made here, to pay a deposit in today.
-      const { token } = yield* apiToken(owner, "test")
+      const { email, tenantId, owner, token } = yield* ownerWithTestToken("Kano Rice Ltd")
       yield* createAccount(token, "inv-1", "Amina Yusuf", 250_000)
       expectStatus(yield* call("POST", "/api/v1/sandbox/simulate/deposit", { token, json: { accountRef: "inv-1", amountKobo: 250_000, senderName: "AMINA YUSUF" } }), 200)
-      yield* waitForTransactions(signup.body.tenantId, 1)
+      yield* waitForTransactions(tenantId, 1)
       const testKeys = Effect.map(call("GET", "/api/v1/dashboard/api-keys?take=100", { token: owner }), (r) =>
         (r.body.data as Array<{ mode: string; revokedAt: string | null }>).filter((k) => k.mode === "test" && !k.revokedAt).length)
       expect(yield* testKeys).toBe(1)

@@ -8,8 +8,8 @@ import type { Page } from "playwright-core"
 import { launchChromium, pw } from "../support/Browser.js"
 import { expectStatus, inviteAndLogin } from "../support/ApiHelpers.js"
 import { createAccount, waitForTransactions } from "../support/Pipeline.js"
-import { apiToken, call, makeTestApp } from "../support/TestApp.js"
-import { assertSelfContained, axe, click, fill, go, heading, openContext, shot, text } from "./Driver.js"
+import { call, makeTestApp } from "../support/TestApp.js"
+import { assertSelfContained, axe, click, go, heading, openContext, ownerWithTestToken, shot, signIn, text } from "./Driver.js"
 
 /**
  * An account's statement and the tenant's events in the dashboard (Debian's chromium against the real service): two
@@ -19,20 +19,9 @@ import { assertSelfContained, axe, click, fill, go, heading, openContext, shot, 
  * API's 403 once by its address. axe-core on both views; docs/screenshots/dashboard-statement.png and -events.png.
  */
 
-const PASSWORD = "correct horse battery staple"
-
 /** Today in Lagos (WAT, UTC+1 all year), as the dashboard's default range ends. */
 const lagosToday = () => new Date(Date.now() + 3_600_000).toISOString().slice(0, 10)
 
-const signIn = (page: Page, origin: string, email: string, password: string) =>
-  Effect.gen(function* () {
-    yield* pw("open", () => page.goto(`${origin}/dashboard`, { waitUntil: "load" }))
-    yield* heading(page, "Sign in")
-    yield* fill(page, "email", email)
-    yield* fill(page, "password", password)
-    yield* click(page, "Sign in")
-    yield* heading(page, "Home")
-  })
 
 const attr = (page: Page, selector: string, name: string) => pw(`${name} of ${selector}`, () => page.locator(selector).first().getAttribute(name))
 const rowIds = (page: Page) => pw("event rows", () => page.locator("tr.event").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-id"))))
@@ -41,17 +30,13 @@ layer(makeTestApp(), { timeout: 180_000, excludeTestServices: true })("the state
   it.scoped("a statement with deposits and a hold, its CSV downloaded and parsed; the events page; a Member's 403", () =>
     Effect.gen(function* () {
       const origin = yield* HttpServer.addressFormattedWith((a) => Effect.succeed(a))
-      const email = `o-${crypto.randomBytes(4).toString("hex")}@example.ng`
-      const signup = yield* call("POST", "/api/v1/dashboard/signup", { json: { businessName: "Eze Foods Ltd", email, password: PASSWORD } })
-      expectStatus(signup, 201)
-      const owner = signup.body.accessToken as string
-      const { token } = yield* apiToken(owner, "test")
+      const { email, tenantId, owner, token } = yield* ownerWithTestToken("Eze Foods Ltd")
 
       // ₦2,000 and ₦1,500 paid in; ₦500 of the first held.
       yield* createAccount(token, "stm-web", "Ngozi Eze", 500_000)
       for (const amountKobo of [200_000, 150_000]) {
         expectStatus(yield* call("POST", "/api/v1/sandbox/simulate/deposit", { token, json: { accountRef: "stm-web", amountKobo, senderName: "NGOZI EZE" } }), 200)
-        yield* waitForTransactions(signup.body.tenantId, amountKobo === 200_000 ? 1 : 2)
+        yield* waitForTransactions(tenantId, amountKobo === 200_000 ? 1 : 2)
       }
       const txs = yield* call("GET", "/api/v1/transactions?accountRef=stm-web", { token })
       const refs = (txs.body.data as Array<{ reference: string; amountKobo: number }>)
@@ -72,7 +57,7 @@ layer(makeTestApp(), { timeout: 180_000, excludeTestServices: true })("the state
       const browser = yield* launchChromium
       const obs = yield* openContext(browser, origin)
       const { page } = obs
-      yield* signIn(page, origin, email, PASSWORD)
+      yield* signIn(page, origin, email)
       yield* go(page, "#/accounts/stm-web")
       yield* heading(page, "Virtual account stm-web")
       yield* pw("the statement", () => page.locator("#statement-closing").waitFor())
