@@ -40,11 +40,12 @@ export const makeBillingCatchUp = (
    * The events of one pass are staged in the order their transitions happened (a period's due date, the next Lagos
    * day, the moment it was first seen paid), and each carries the period as it was at its own transition: a clock
    * that jumped past a due date and the day after sends `.due` saying `Due`, then `.overdue` saying `Overdue`.
+   * `leave`: open no period (the caller holds only the schedule row: see `bringUpPaid`).
    */
-  const syncLocked = (s0: ScheduleRow, nowMs: number) =>
+  const syncLocked = (s0: ScheduleRow, nowMs: number, opening: "open" | "leave" = "open") =>
     Effect.gen(function* () {
       let s = s0
-      if (s.status === "Active") {
+      if (s.status === "Active" && opening === "open") {
         const openedBefore = s.periodsOpened
         const anchor = anchorOf(s)
         while (periodCalendar(anchor, s.interval, s.nextK + 1, s.dueOffsetDays).startMs <= nowMs) {
@@ -93,6 +94,23 @@ export const makeBillingCatchUp = (
     })
 
   /**
+   * The billing consumer's bringUp: a schedule with no period to open has only its own row locked, not its account's.
+   * Marking periods paid or unpaid writes no account figure, and the amount paid it reads is the latest committed (a
+   * deposit that commits after the read brings its own event, so the next pass sees it). Holding the account row for a
+   * pass of several statements made every reconcile batch with a billed account wait for the pass to commit
+   * (docs/performance.md, "Billing locks"). A schedule with a period to open locks account, then schedule, as
+   * `bringUp`; one that became due to open after `dueWork` read it leaves the opening to the billing clock's next pass.
+   * The schedule rows are locked in `dueWork`'s order, as every step that locks several does.
+   */
+  const bringUpPaid = (w: Work) =>
+    Effect.gen(function* () {
+      if (w.opens) return yield* bringUp(w)
+      const scope: Scope = { tenantId: w.tenantId, mode: w.mode }
+      const s = yield* store.find(scope, w.id, true)
+      if (s !== undefined && s.status !== "Cancelled") yield* syncLocked(s, yield* nowFor(scope), "leave")
+    })
+
+  /**
    * One pass of the billing clock: each schedule with something to do (`dueWork`) brought up to its tenant's billing
    * time in a transaction of its own (account row, then schedule row locked: two workers never open a period twice or
    * send an event twice). A schedule with nothing to do is not locked, so a pass costs the deposit path nothing.
@@ -113,14 +131,14 @@ export const makeBillingCatchUp = (
    * Billing at payment time (the billing consumer, services/billing/BillingConsumer.ts): the schedules of the accounts
    * that deposits (or review decisions) just moved, brought up to billing time in the caller's transaction, so a
    * deposit that pays a period has it `Paid` with `paidAt` and its `billing.period.paid` staged within a consumer pass
-   * (a reversal that un-pays one clears `paidAt`). Only the billed accounts with something to do are locked, in the
-   * reconciler's lock order. Returns how many schedules it brought up to time.
+   * (a reversal that un-pays one clears `paidAt`). Only the schedules with something to do are locked (their accounts
+   * only to open a period: `bringUpPaid`), in the reconciler's lock order. Returns how many schedules it brought up to time.
    */
   const syncAccounts = Effect.fn("Billing.syncAccounts")(function* (accounts: ReadonlyArray<AccountKey>) {
     const unique = [...new Map(accounts.map((a) => [`${a.tenantId}|${a.mode}|${a.accountRef}`, a])).values()]
     if (unique.length === 0) return 0
     const due = yield* store.dueWork(yield* (yield* clock.current).currentTimeMillis, { accounts: unique })
-    for (const d of due) yield* bringUp(d)
+    for (const d of due) yield* bringUpPaid(d)
     return due.length
   })
 

@@ -26,15 +26,18 @@ export const makeBillingReads = (store: BillingStore, catchUp: BillingCatchUp) =
   /**
    * The schedule's periods and their states at `nowMs`, for a read: a period that reads `Paid` always has its
    * `paidAt`. When a deposit paid it a moment ago and neither the billing consumer nor the clock's pass has seen it
-   * yet, this read is the first to: it sets `paidAt` to now, under the account's row lock as they do (so it is set
-   * once, and the money it was read from stays put while it is), and they keep it and send the paid event with it.
+   * yet, this read is the first to: it sets `paidAt` to now, under the account's and the schedule's row locks (the
+   * schedule's is the one the consumer marks under, so it is set once; the account's keeps the money it was read from
+   * put while it is), and they keep it and send the paid event with it.
    */
   const statesForRead = (s: ScheduleRow, nowMs: number) =>
     Effect.gen(function* () {
       const all = yield* store.statesOf(s, nowMs)
       if (!all.some(unstamped)) return all
       return yield* store.inTransaction(Effect.gen(function* () {
-        const locked = yield* store.statesOf(s, nowMs, true)
+        // Account row, then schedule row (the lock order): the billing consumer marks periods under the schedule row alone.
+        yield* store.lockSchedule({ tenantId: s.tenantId, mode: s.mode }, s.id).pipe(Effect.orDie)
+        const locked = yield* store.statesOf(s, nowMs)
         const ids = new Set(locked.filter(unstamped).map(({ row }) => row.id))
         if (ids.size === 0) return locked
         const paidAt = new Date(nowMs)

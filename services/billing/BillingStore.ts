@@ -18,6 +18,8 @@ export interface Work {
   readonly tenantId: string
   readonly mode: Scope["mode"]
   readonly nuban: string
+  /** It has a period to open (which moves the account's expected amount): the account row must be locked first. */
+  readonly opens: boolean
 }
 
 /** Where `dueWork` looks: every live schedule, one tenant's in one mode, or the schedules of some accounts. */
@@ -207,14 +209,17 @@ export const makeBillingStore = (sql: SqlClient.SqlClient) => {
             t.base_kobo + sum(p.amount_kobo) OVER (PARTITION BY p.schedule_id ORDER BY p.index) AS covered_at
           FROM t JOIN billing_periods p ON p.schedule_id = t.id
         )
-        SELECT id, tenant_id, mode, nuban FROM t WHERE status = 'Active' AND next_start_at <= billing_now
+        SELECT id, tenant_id, mode, nuban, true AS opens FROM t WHERE status = 'Active' AND next_start_at <= billing_now
         UNION
-        SELECT id, tenant_id, mode, nuban FROM p WHERE NOT cancelled AND (
+        SELECT id, tenant_id, mode, nuban, false AS opens FROM p WHERE NOT cancelled AND (
           (amount_paid_kobo >= covered_at AND (NOT paid_notified OR paid_at IS NULL))
           OR (amount_paid_kobo < covered_at AND (paid_at IS NOT NULL OR (due_at <= billing_now AND NOT due_notified)
             OR (overdue_at <= billing_now AND NOT overdue_notified))))`.pipe(Effect.orDie)
       const key = (w: Work) => `${w.tenantId}|${w.mode}|${w.nuban}`
-      return [...rows].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      // A schedule both opening and otherwise due comes twice from the UNION: once, opening.
+      const byId = new Map<string, Work>()
+      for (const w of rows) if (!byId.get(w.id)?.opens) byId.set(w.id, w)
+      return [...byId.values()].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     })
 
   return {
