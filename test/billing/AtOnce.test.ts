@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
+import { TransactionConnection } from "@effect/sql/SqlClient"
 import { Billing } from "../../services/billing/Billing.js"
 import { BillingWorkerSettings } from "../../services/billing/BillingPasses.js"
 import { ConsumerRegistry } from "../../services/outbox/Registry.js"
@@ -331,6 +332,34 @@ layer(withoutBillingConsumer, { timeout: 120_000, excludeTestServices: true })("
       expect(events[0]!.period).toMatchObject({ status: "Paid", paidAt: first.paidAt })
       expect(yield* stored).toMatchObject({ paidNotified: true })
       expect((yield* periodsOf(t, s.id))[0]!.paidAt).toBe(first.paidAt)
+      yield* assertLedgerInvariant
+    }))
+
+  it.effect("billing at payment time holds the schedule's row, not the account's: a reconcile batch on the account never waits for it (issue 33)", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const billing = yield* Billing
+      const t = yield* testTenant
+      const acc = yield* createAccount(t.token, "lock-1", "Bola Ade")
+      const s = yield* createSchedule(t, { accountRef: "lock-1", interval: "Weekly", amountKobo: 4_000, dueOffsetDays: 2, reference: "lock-1" })
+      expect((yield* sendSigned(t, { accountNumber: acc.nuban, amountKobo: 4_000, senderName: "ADE BOLA" })).status).toBe(200)
+      yield* waitFor("the deposit reconciled", accountOf(t, "lock-1"), { until: (a) => a.amountPaidKobo === 4_000, timeoutMs: 10_000 })
+      const [va] = yield* sql<{ id: string }>`SELECT id FROM virtual_accounts WHERE tenant_id = ${t.tenantId} AND account_ref = 'lock-1'`
+      // Another connection (outside the pass's transaction) tries each row lock without waiting: "free" or "held".
+      const tryLock = (table: "virtual_accounts" | "billing_schedules", id: string) =>
+        sql`SELECT 1 FROM ${sql(table)} WHERE id = ${id} FOR UPDATE NOWAIT`.pipe(
+          sql.withTransaction,
+          Effect.as("free"),
+          Effect.catchAll((e) => ((e.cause as { code?: string } | undefined)?.code === "55P03" ? Effect.succeed("held") : Effect.die(e))),
+          Effect.mapInputContext((c) => Context.omit(TransactionConnection)(c))
+        )
+      const seen = yield* sql.withTransaction(Effect.gen(function* () {
+        // What the billing consumer's pass does for this deposit (the consumer is out of this app's registry).
+        expect(yield* billing.syncAccounts([{ tenantId: t.tenantId, mode: "test", accountRef: "lock-1" }])).toBe(1)
+        return { account: yield* tryLock("virtual_accounts", va!.id), schedule: yield* tryLock("billing_schedules", s.id) }
+      }))
+      expect(seen).toEqual({ account: "free", schedule: "held" })
+      expect((yield* eventsOf(s.id)).map((e) => e.short)).toEqual(["paid:1"])
       yield* assertLedgerInvariant
     }))
 })
