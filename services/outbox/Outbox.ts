@@ -50,7 +50,7 @@ export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
     const nudge = (events: ReadonlyArray<{ readonly type: string }>) => Effect.sync(() => wakeups.nudge(events.map((e) => e.type)))
     /**
      * The pieces of staging, for a caller that writes the events as part of a statement of its own: the envelopes
-     * (ids made here), the INSERT of the outbox rows (RETURNING id, event_type, tenant_id, mode, subject_key), and the
+     * (ids made here), the INSERT of the outbox rows (RETURNING id, event_type, tenant_id, mode, subject_key, envelope), and the
      * INSERT of a pending row per event and consumer that wants it (its type, and the consumer's `interestedWhen`), for
      * the rows that a WITH query named `from` returns. (Postgres allows data-modifying WITH queries only at the top
      * level, so the caller names them there.) `traceparent`, given (tracing on), is kept with every event, for the
@@ -66,7 +66,7 @@ export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
       const columns = traceparent === undefined ? OUTBOX_COLUMNS : OUTBOX_COLUMNS_TRACED
       return {
         envelopes: envelopes.map((e) => e.envelope),
-        insertEvents: sql`${insertFromJson(sql, "outbox", columns, envelopes)} RETURNING id, event_type, tenant_id, mode, subject_key`,
+        insertEvents: sql`${insertFromJson(sql, "outbox", columns, envelopes)} RETURNING id, event_type, tenant_id, mode, subject_key, envelope`,
         insertPending: (from: string) =>
           sql`INSERT INTO outbox_pending (consumer, outbox_id) SELECT c.consumer, o.id FROM ${sql(from)} o
             JOIN ${interests} AS c(consumer, event_type) ON ${join}`

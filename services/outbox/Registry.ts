@@ -12,7 +12,7 @@ export interface Subscription {
   readonly eventTypes: "all" | ReadonlyArray<EventType>
   /**
    * When only some tenants' or accounts' events concern it: a SQL condition on the staged outbox row `o` (its
-   * `tenant_id`, `mode`, `subject_key`, `event_type`), checked in the staging statement. An event it is false for gets
+   * `tenant_id`, `mode`, `subject_key`, `event_type`, `envelope`), checked in the staging statement. An event it is false for gets
    * no pending row, so a tenant with nothing configured costs the consumer nothing (no row written, claimed, deleted).
    * The condition sees the configuration as the staging transaction's statement sees it: configuration committed
    * after the event's statement began applies from the next event on. Code constants only, never input.
@@ -24,12 +24,25 @@ export interface Subscription {
 export { INTERNAL_PREFIX, isInternalEvent } from "../../src/contract/Events.js"
 
 /** The rules and flows planner: which of a tenant's rules and flows each deposit fires (services/automation). */
+/** A field of a deposit event's transaction, read by Postgres from the staged envelope (`o.envelope`). */
+const depositField = (name: "riskScore" | "amountKobo" | "status") =>
+  name === "status" ? `(o.envelope #>> '{data,transaction,status}')` : `(o.envelope #>> '{data,transaction,${name}}')::bigint`
+
 export const AUTOMATION: Subscription = {
   name: "automation",
   eventTypes: ["deposit.reconciled"],
-  // Only a tenant with a money rule or an enabled payment flow in the mode (both probes on the tenant indexes).
-  interestedWhen: `EXISTS (SELECT 1 FROM money_rules r WHERE r.tenant_id = o.tenant_id AND r.mode = o.mode)
-    OR EXISTS (SELECT 1 FROM payment_flows f WHERE f.tenant_id = o.tenant_id AND f.mode = o.mode AND f.enabled)`
+  // Only a deposit that one of the tenant's money rules or enabled payment flows in the mode might fire (both probes on
+  // the tenant indexes). Each clause is a NECESSARY condition of src/domain/Automation.ts's `ruleFires` / `flowFires`,
+  // on what the event carries: a HighRisk rule's minimum risk score; a flow's minimum risk score and amount, and a
+  // high-risk flow without a score fires only for a deposit held for review. Every other trigger counts as interested
+  // (the planner decides). A tenant whose only rule is "flag the risky ones" then costs the planner nothing for the
+  // deposits that are not (issue 33: the bench's light workload).
+  interestedWhen: `EXISTS (SELECT 1 FROM money_rules r WHERE r.tenant_id = o.tenant_id AND r.mode = o.mode
+      AND (r.trigger <> 'HighRisk' OR ${depositField("riskScore")} >= r.min_risk_score))
+    OR EXISTS (SELECT 1 FROM payment_flows f WHERE f.tenant_id = o.tenant_id AND f.mode = o.mode AND f.enabled
+      AND (f.min_risk_score IS NULL OR ${depositField("riskScore")} >= f.min_risk_score)
+      AND (f.min_amount_kobo IS NULL OR ${depositField("amountKobo")} >= f.min_amount_kobo)
+      AND (f.trigger <> 'high-risk' OR f.min_risk_score IS NOT NULL OR ${depositField("status")} <> 'Completed'))`
 }
 /** The rules and flows actor: each fired rule or flow on its own, so one that keeps failing holds back no other. */
 export const AUTOMATION_FIRED = "internal.automation.fired" as const

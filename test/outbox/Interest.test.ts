@@ -14,14 +14,22 @@ import { call, makeTestApp } from "../support/TestApp.js"
  * through the same `Outbox.prepare` SQL as `Outbox.stage` (services/deposits/HotPath.ts).
  */
 
-const deposit = (tenantId: string, mode: Mode, accountRef: string) =>
+/** What the automation consumer's interest reads of a deposit event (a risky one unless told). */
+interface Facts {
+  readonly riskScore: number
+  readonly amountKobo: number
+  readonly status: "Completed" | "PendingReview"
+}
+const RISKY: Facts = { riskScore: 80, amountKobo: 10_000, status: "Completed" }
+
+const deposit = (tenantId: string, mode: Mode, accountRef: string, facts: Facts = RISKY) =>
   Effect.flatMap(Outbox, (outbox) =>
     outbox.stage([{
       tenantId, mode, subjectKey: accountRef, type: "transaction.reviewed",
-      data: { transaction: { reference: `ref-${accountRef}` }, account: null } as never
+      data: { transaction: { reference: `ref-${accountRef}`, ...facts }, account: null } as never
     }, {
       tenantId, mode, subjectKey: accountRef, type: "deposit.reconciled",
-      data: { transaction: { reference: `ref-${accountRef}` }, account: null, risk: { score: 0, reasons: [] } } as never
+      data: { transaction: { reference: `ref-${accountRef}`, ...facts }, account: null, risk: { score: facts.riskScore, reasons: [] } } as never
     }]))
 
 /** The consumers with a pending row for each staged event, by event type. */
@@ -86,5 +94,36 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000, excludeTestServices: t
       const sql = yield* SqlClient.SqlClient
       yield* sql`UPDATE payment_flows SET enabled = false WHERE tenant_id = ${t.tenantId}`.pipe(Effect.orDie)
       expect((yield* consumersOf(yield* deposit(t.tenantId, "test", "f-a")))["deposit.reconciled"]).toEqual(ALWAYS)
+    }))
+
+  it.effect("the planner gets only the deposits a rule or flow might fire: each gate the event can answer, checked at staging", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const automationFor = (t: { tenantId: string }, facts: Facts) =>
+        Effect.map(deposit(t.tenantId, "test", "g-a", facts).pipe(Effect.flatMap(consumersOf)), (c) => c["deposit.reconciled"]!.includes("automation"))
+      const calm: Facts = { riskScore: 10, amountKobo: 10_000, status: "Completed" }
+
+      // A HighRisk rule at 60: from a score of 60 up, not below.
+      const t = yield* testTenant
+      expectStatus(yield* call("POST", "/api/v1/rules", { token: t.token, json: { trigger: "HighRisk", action: "ReviewFlag", minRiskScore: 60 } }), 201)
+      expect(yield* automationFor(t, calm)).toBe(false)
+      expect(yield* automationFor(t, { ...calm, riskScore: 59 })).toBe(false)
+      expect(yield* automationFor(t, { ...calm, riskScore: 60 })).toBe(true)
+      // Any other rule trigger: every deposit (the planner decides).
+      expectStatus(yield* call("POST", "/api/v1/rules", { token: t.token, json: { trigger: "Overpaid", action: "Notify" } }), 201)
+      expect(yield* automationFor(t, calm)).toBe(true)
+
+      // Flows: a high-risk flow without a score fires only for a deposit held for review; a minimum amount gates every flow.
+      const f = yield* testTenant
+      expectStatus(yield* call("POST", "/api/v1/flows", { token: f.testOwnerToken, json: { name: "held", trigger: "high-risk", actions: ["notify"] } }), 201)
+      expect(yield* automationFor(f, calm)).toBe(false)
+      expect(yield* automationFor(f, { ...calm, status: "PendingReview" })).toBe(true)
+      yield* sql`UPDATE payment_flows SET trigger = 'deposit', min_amount_kobo = 50000 WHERE tenant_id = ${f.tenantId}`.pipe(Effect.orDie)
+      expect(yield* automationFor(f, calm)).toBe(false)
+      expect(yield* automationFor(f, { ...calm, amountKobo: 50_000 })).toBe(true)
+      // A flow's own minimum risk score gates it whatever its trigger.
+      yield* sql`UPDATE payment_flows SET min_amount_kobo = NULL, min_risk_score = 30 WHERE tenant_id = ${f.tenantId}`.pipe(Effect.orDie)
+      expect(yield* automationFor(f, calm)).toBe(false)
+      expect(yield* automationFor(f, { ...calm, riskScore: 30 })).toBe(true)
     }))
 })
