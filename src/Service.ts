@@ -10,6 +10,7 @@ import { AppConfigLive, LoggingLive } from "./Runtime.js"
 import { TracingLive } from "./Tracing.js"
 import { DownstreamWorkersLive, ReconcilerLive, ServicesLive, WorkersLive } from "./Services.js"
 import { isReconcilerThread, MetricsToParentLive, NoWorkerThread, runAsWorkerThread, WorkerThreadLive, WorkerThreadWatch } from "./WorkerThread.js"
+import { OutboxWakeups } from "../services/outbox/Wakeups.js"
 
 const HttpServerLive = Layer.unwrapEffect(
   Effect.map(AppConfigTag, (c) => NodeServerLive({ port: c.port, host: c.host }))
@@ -38,7 +39,11 @@ const Roles = Layer.unwrapEffect(
   Effect.map(AppConfigTag, (c) => {
     const api = Layer.merge(HttpLive, ReceiverFastPathLive).pipe(Layer.provide(HttpServerLive))
     if (c.role === "api") return Layer.merge(api, NoWorkerThread)
-    if (c.role === "worker" && isReconcilerThread && parentPort !== null) return Layer.mergeAll(ReconcilerLive, MetricsToParentLive(parentPort), NoWorkerThread)
+    if (c.role === "worker" && isReconcilerThread && parentPort !== null) {
+      // The thread's metrics go to the main thread when a batch has staged events (its wake-up hub), else seldom.
+      const metricsOut = Layer.unwrapEffect(Effect.map(OutboxWakeups, (hub) => MetricsToParentLive(parentPort!, (wake) => hub.listen({ eventTypes: "all" }, wake))))
+      return Layer.mergeAll(ReconcilerLive, metricsOut, NoWorkerThread)
+    }
     if (c.role === "worker") return Layer.merge(isReconcilerThread ? ReconcilerLive : WorkersLive, NoWorkerThread)
     if (c.workerThread && Option.isSome(c.databaseUrl) && Option.isSome(c.natsUrl)) {
       // The reconciler holds one transaction per partition at a time (plus a poison write now and then).

@@ -1,4 +1,4 @@
-import { Context, Deferred, Effect, Exit, Fiber, Layer, Schedule } from "effect"
+import { Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Queue } from "effect"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
@@ -93,7 +93,7 @@ export const WorkerThreadLive = (entry: URL, env: Record<string, string> = {}) =
   )
 
 /** How often the worker thread posts its counts to the main thread. */
-const METRICS_EVERY = "1 second"
+const METRICS_EVERY = Duration.seconds(1)
 
 interface MetricsMessage {
   readonly type: "metrics"
@@ -101,19 +101,42 @@ interface MetricsMessage {
 }
 const isMetricsMessage = (m: unknown): m is MetricsMessage => typeof m === "object" && m !== null && (m as { type?: unknown }).type === "metrics"
 
+/** At rest the thread looks at its counts this seldom (issue 33: a snapshot a second was a share of the idle CPU). */
+const METRICS_IDLE_MAX_MS = 30_000
+
 /**
- * The worker thread's side of /metrics: every METRICS_EVERY, its registry's counts so far (not deltas, so a message
- * lost changes nothing) go to the main thread over the thread's own message port, which sums them into each scrape
- * (prom-client's AggregatorRegistry, made for cluster workers). One small message a second; nothing per deposit.
+ * The worker thread's side of /metrics: its registry's counts so far (not deltas, so a message lost changes nothing) go
+ * to the main thread over the thread's own message port, which sums them into each scrape (prom-client's
+ * AggregatorRegistry, made for cluster workers). Only when they changed: every METRICS_EVERY while they do; after a
+ * look that found them unchanged, twice as long each time up to METRICS_IDLE_MAX_MS, unless `listen` (the thread's
+ * staging wake-ups: a batch applied) says there is news, then one METRICS_EVERY later. Nothing per deposit.
  */
-export const MetricsToParentLive = (parent: MessagePort) =>
+export const MetricsToParentLive = (parent: MessagePort, listen?: (wake: () => void) => () => void) =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
       const metrics = yield* Metrics
-      const post = Effect.promise(() => metrics.snapshot()).pipe(
-        Effect.flatMap((values) => Effect.sync(() => parent.postMessage({ type: "metrics", values } satisfies MetricsMessage)))
-      )
-      yield* post.pipe(Effect.repeat(Schedule.spaced(METRICS_EVERY)), Effect.forkScoped)
+      const news = yield* Queue.sliding<void>(1)
+      if (listen !== undefined) {
+        const stop = listen(() => news.unsafeOffer(undefined))
+        yield* Effect.addFinalizer(() => Effect.sync(stop))
+      }
+      const everyMs = Duration.toMillis(METRICS_EVERY)
+      let last = ""
+      let waitMs = everyMs
+      const loop = Effect.gen(function* () {
+        for (;;) {
+          const values = yield* Effect.promise(() => metrics.snapshot())
+          const text = JSON.stringify(values)
+          const changed = text !== last
+          if (changed) {
+            last = text
+            parent.postMessage({ type: "metrics", values } satisfies MetricsMessage)
+          }
+          waitMs = changed ? everyMs : Math.min(METRICS_IDLE_MAX_MS, waitMs * 2)
+          yield* Effect.raceFirst(Effect.sleep(Duration.millis(waitMs)), Queue.take(news).pipe(Effect.zipRight(Effect.sleep(METRICS_EVERY))))
+        }
+      })
+      yield* Effect.forkScoped(loop)
     })
   )
 

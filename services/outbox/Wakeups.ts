@@ -10,7 +10,7 @@ import type { Subscription } from "./Registry.js"
  * `pollMs` (services/outbox/Runner.ts). Events staged by an API process (SERVICE_ROLE=api) or the operator CLI reach
  * the workers' hubs through Postgres NOTIFY (CrossProcessWakeups.ts); the runners' idle poll (`idlePollMs`) is the
  * safety net for anything else. The reconciler's thread (src/WorkerThread.ts) runs no consumer: its nudges
- * cross to the main thread's hub on a BroadcastChannel.
+ * cross to the main thread's hub on a BroadcastChannel (and wake its own listeners: its metrics poster).
  */
 export interface WakeupHub {
   /** Calls `wake` for every nudge of a type `subscription` wants, until the returned function is called. */
@@ -53,7 +53,7 @@ export const makeWakeupHub = (): WakeupHub => {
       return () => listeners.delete(listener)
     },
     nudge: (types) => {
-      if (!isMainThread) return channel.postMessage([...new Set(types)])
+      if (!isMainThread) channel.postMessage([...new Set(types)])
       if (listeners.size > 0) wakeFor(new Set(types))
     },
     nudgeAll: () => {
