@@ -81,9 +81,11 @@ export interface Service {
 
 /**
  * Node flags the service runs with, as `npm start` gives them: a 64 MB young generation (the default 16 MB made the
- * deposit pipeline's short-lived garbage cost ~10% more CPU in scavenges and promotions).
+ * deposit pipeline's short-lived garbage cost ~10% more CPU in scavenges and promotions), and no memory reducer (V8's
+ * heap shrinking at low allocation rates, which at rest cost about 1% of a core over the first minute, for about 90 MB
+ * less resident memory: docs/performance.md, "At rest and at start").
  */
-export const SERVICE_NODE_FLAGS = ["--max-semi-space-size=64"] as const
+export const SERVICE_NODE_FLAGS = ["--max-semi-space-size=64", "--no-memory-reducer"] as const
 
 /**
  * How the service is started: from its sources under tsx (`node --import tsx src/main.ts`, what the tests run), or
