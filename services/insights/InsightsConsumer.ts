@@ -92,10 +92,8 @@ export const buildOnce = Effect.gen(function* () {
 /** The insights consumer's loop, and the one-time build beside it (both recompute and add differences, so they may overlap). */
 export const InsightsLive = Layer.scopedDiscard(
   Effect.gen(function* () {
-    // Insights may lag a second: fewer, fuller batches cost the deposit path less CPU than a pass every 200 ms. Up to
-    // 2,000 events a pass (the runner's default is 500): an account paid several times in a pass is recomputed once
-    // (the bench's 20,000 deposits into 1,000 accounts: 11,600 account recomputes instead of 19,700).
-    const runner = yield* makeConsumerRunner(insightsConsumer, { pollMs: 1_000, batchSize: 2_000 })
+    // Insights may lag a second: fewer, fuller batches cost the deposit path less CPU than a pass every 200 ms.
+    const runner = yield* makeConsumerRunner(insightsConsumer, { pollMs: 1_000 })
     // In its own fiber: a build over a big existing data set must not hold up the service's start.
     // A failed build (the database gone for a while) is logged and tried again; the consumer starts either way.
     const build = buildOnce.pipe(
