@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import * as fc from "fast-check"
+import { FLOW_TRIGGERS, type FlowConfig, planFirings, RULE_TRIGGERS, type RuleConfig } from "../../src/domain/Automation.js"
 import type { Mode } from "../../src/domain/Mode.js"
 import { Outbox } from "../../services/outbox/Outbox.js"
 import { expectStatus } from "../support/ApiHelpers.js"
@@ -125,5 +127,60 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000, excludeTestServices: t
       yield* sql`UPDATE payment_flows SET min_amount_kobo = NULL, min_risk_score = 30 WHERE tenant_id = ${f.tenantId}`.pipe(Effect.orDie)
       expect(yield* automationFor(f, calm)).toBe(false)
       expect(yield* automationFor(f, { ...calm, riskScore: 30 })).toBe(true)
+    }))
+
+  it.effect("whatever the rules, flows and deposit, one that planFirings would fire always gets a planner row (random configurations)", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const t = yield* testTenant
+      // Scores and amounts often on the gates' edges (a gate is "at least"), else anywhere.
+      const score = fc.oneof(fc.constantFrom(0, 29, 30, 59, 60, 100), fc.integer({ min: 0, max: 100 }))
+      const amount = fc.oneof(fc.constantFrom(1, 9_999, 10_000, 50_000), fc.integer({ min: 1, max: 100_000 }))
+      const rule = fc.record({
+        trigger: fc.constantFrom(...RULE_TRIGGERS), thresholdKobo: fc.option(fc.integer({ min: 0, max: 100_000 }), { nil: null }),
+        minRiskScore: fc.option(score, { nil: null })
+      }).map((r) => (r.trigger === "HighRisk" && r.minRiskScore === null ? { ...r, minRiskScore: 50 } : r))
+      const flow = fc.record({
+        trigger: fc.constantFrom(...FLOW_TRIGGERS), minAmountKobo: fc.option(amount, { nil: null }),
+        minRiskScore: fc.option(score, { nil: null }), enabled: fc.boolean()
+      })
+      const facts = fc.record({
+        riskScore: score, amountKobo: amount, credited: fc.boolean(),
+        expected: fc.option(fc.integer({ min: 1, max: 200_000 }), { nil: null }), overpayment: fc.integer({ min: 0, max: 100_000 }),
+        deficit: fc.integer({ min: 0, max: 100_000 })
+      })
+      const cases = fc.sample(fc.record({ rules: fc.array(rule, { maxLength: 2 }), flows: fc.array(flow, { maxLength: 2 }), deposits: fc.array(facts, { minLength: 1, maxLength: 6 }) }), { numRuns: 150, seed: 33 })
+      let fired = 0
+      for (const [k, c] of cases.entries()) {
+        yield* sql`DELETE FROM money_rules WHERE tenant_id = ${t.tenantId}`.pipe(Effect.orDie)
+        yield* sql`DELETE FROM payment_flows WHERE tenant_id = ${t.tenantId}`.pipe(Effect.orDie)
+        const now = new Date()
+        const rules: Array<RuleConfig> = c.rules.map((r, i) => ({ id: `mr_${k}_${i}`, action: "Notify", priority: i, createdAt: now, ...r }))
+        const flows: Array<FlowConfig> = c.flows.map((f, i) => ({ id: `pf_${k}_${i}`, name: `f${i}`, actions: ["notify"], priority: i, createdAt: now, ...f }))
+        for (const r of rules) {
+          yield* sql`INSERT INTO money_rules (id, tenant_id, mode, trigger, action, threshold_kobo, min_risk_score, priority, created_by)
+            VALUES (${r.id}, ${t.tenantId}, 'test', ${r.trigger}, ${r.action}, ${r.thresholdKobo}, ${r.minRiskScore}, ${r.priority}, 'test')`.pipe(Effect.orDie)
+        }
+        for (const f of flows) {
+          yield* sql`INSERT INTO payment_flows (id, tenant_id, mode, name, trigger, actions, min_amount_kobo, min_risk_score, priority, enabled, created_by)
+            VALUES (${f.id}, ${t.tenantId}, 'test', ${f.name}, ${f.trigger}, ${["notify"]}::text[], ${f.minAmountKobo}, ${f.minRiskScore}, ${f.priority}, ${f.enabled}, 'test')`.pipe(Effect.orDie)
+        }
+        for (const d of c.deposits) {
+          const status = d.credited ? "Completed" : "PendingReview"
+          const plan = planFirings(rules, flows, {
+            reference: "r", accountRef: "p-a", amountKobo: d.amountKobo, riskScore: d.riskScore, credited: d.credited,
+            expectedAmountKobo: d.expected, surplusKobo: d.credited && d.expected !== null ? Math.min(d.amountKobo, d.overpayment) : 0,
+            deficitAfterKobo: d.expected === null ? 0 : d.deficit
+          })
+          const interested = (yield* consumersOf(yield* deposit(t.tenantId, "test", "p-a", { riskScore: d.riskScore, amountKobo: d.amountKobo, status })))["deposit.reconciled"]!
+            .includes("automation")
+          if (plan.length > 0) {
+            fired++
+            expect(interested, `fires ${plan.map((p) => p.sourceName).join(", ")} for ${JSON.stringify(d)} with ${JSON.stringify(c)}`).toBe(true)
+          }
+        }
+      }
+      // The sample exercises firing at all (not only configurations that never fire).
+      expect(fired).toBeGreaterThan(10)
     }))
 })
