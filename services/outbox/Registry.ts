@@ -23,11 +23,11 @@ export interface Subscription {
 /** Event types consumers stage for other consumers (src/contract/Events.ts): never relayed, never sent to webhooks. */
 export { INTERNAL_PREFIX, isInternalEvent } from "../../src/contract/Events.js"
 
-/** The rules and flows planner: which of a tenant's rules and flows each deposit fires (services/automation). */
 /** A field of a deposit event's transaction, read by Postgres from the staged envelope (`o.envelope`). */
 const depositField = (name: "riskScore" | "amountKobo" | "status") =>
   name === "status" ? `(o.envelope #>> '{data,transaction,status}')` : `(o.envelope #>> '{data,transaction,${name}}')::bigint`
 
+/** The rules and flows planner: which of a tenant's rules and flows each deposit fires (services/automation). */
 export const AUTOMATION: Subscription = {
   name: "automation",
   eventTypes: ["deposit.reconciled"],
