@@ -2,7 +2,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { apiToken, call, makeTestApp, signup } from "../support/TestApp.js"
 
-layer(makeTestApp(), { timeout: 60_000 })("smoke", (it) => {
+layer(makeTestApp(), { timeout: 60_000, excludeTestServices: true })("smoke", (it) => {
   it.effect("signup, key, token, virtual account", () =>
     Effect.gen(function* () {
       const { ownerToken } = yield* signup()

@@ -46,7 +46,7 @@ const insertEvent = (t: Pick<Tenant, "tenantId">, type: string, mode: "test" | "
 
 const list = (token: string, query = "") => call("GET", `/api/v1/events${query}`, { token })
 
-layer(makeTestApp(), { timeout: 90_000 })("GET /api/v1/events", (it) => {
+layer(makeTestApp(), { timeout: 90_000, excludeTestServices: true })("GET /api/v1/events", (it) => {
   it.effect("lists the tenant's public events newest first, each the envelope its webhooks carry, and gets one by id", () =>
     Effect.gen(function* () {
       const { t, ref } = yield* tenantWithDeposits(3)

@@ -113,6 +113,20 @@ const JetStreamCleanupLive = (config: AppConfig) =>
  * The real service over real HTTP (random port) on a fresh database. `HttpClient` in the context points at it.
  * `fastPath: false` leaves the provider webhooks to the HttpApi handler (the receiver's fast path is on in the service).
  */
+/**
+ * The workers' loops (partition leases, sweepers, runners) sleep on the fiber's Clock. Under @effect/vitest's `layer()`
+ * without `excludeTestServices: true` that is a TestClock, and a loop's first sleep never ends: the reconciler's
+ * partitions went unowned whenever NATS was not up at its first look (test/events/Events.test.ts reconciled nothing in
+ * two loaded full runs). So an app with workers refuses to start on a TestClock.
+ */
+const WorkersOnLiveClock = Layer.effectDiscard(
+  Effect.clockWith((clock) =>
+    typeof (clock as { readonly adjust?: unknown }).adjust === "function"
+      ? Effect.dieMessage("makeTestApp with workers needs the live clock: give layer() { excludeTestServices: true }, or make the app with workers: false")
+      : Effect.void
+  )
+)
+
 export const makeTestApp = <E = never, R = never>(
   options: {
     config?: Partial<AppConfig>
@@ -137,7 +151,7 @@ export const makeTestApp = <E = never, R = never>(
 ) => {
   const config = testConfig(options.config)
   const http = options.fastPath === false ? HttpLive : Layer.merge(HttpLive, ReceiverFastPathLive)
-  return (options.workers === false ? http : Layer.merge(http, WorkersLive)).pipe(
+  return (options.workers === false ? http : Layer.mergeAll(http, WorkersLive, WorkersOnLiveClock)).pipe(
     Layer.provideMerge(NodeServerTest),
     Layer.provideMerge(makeServices(options.provider ?? (SandboxProviderLive as unknown as Layer.Layer<BankProvider, E, R>))),
     Layer.provideMerge(options.databasePort === undefined ? TestSql : TestSqlVia(options.databasePort)),
