@@ -5,6 +5,8 @@ import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { isMainThread, type MessagePort, Worker, workerData } from "node:worker_threads"
 import { Metrics, type MetricsShape } from "./Metrics.js"
+import { outageLog } from "./OutageLog.js"
+import { type Pace, pacedPasses } from "./Pacing.js"
 
 /** Whether this thread is the reconciler's thread that WorkerThreadLive started (the workerData it gives). */
 export const isReconcilerThread = !isMainThread && (workerData as { reconcilerOnly?: unknown } | null)?.reconcilerOnly === true
@@ -92,24 +94,24 @@ export const WorkerThreadLive = (entry: URL, env: Record<string, string> = {}) =
     })
   )
 
-/** How often the worker thread posts its counts to the main thread. */
-const METRICS_EVERY = Duration.seconds(1)
-
 interface MetricsMessage {
   readonly type: "metrics"
   readonly values: Parameters<MetricsShape["setThreadSnapshot"]>[0]
 }
 const isMetricsMessage = (m: unknown): m is MetricsMessage => typeof m === "object" && m !== null && (m as { type?: unknown }).type === "metrics"
 
-/** At rest the thread looks at its counts this seldom (issue 33: a snapshot a second was a share of the idle CPU). */
-const METRICS_IDLE_MAX_MS = 30_000
+/**
+ * How the thread looks at its counts: every second while they change; after a look that found them unchanged, twice as
+ * long each time up to 30 s (issue 33: a snapshot a second was a share of the idle CPU).
+ */
+const METRICS_PACE: Pace = { baseMs: 1_000, idleMaxMs: 30_000 }
 
 /**
  * The worker thread's side of /metrics: its registry's counts so far (not deltas, so a message lost changes nothing) go
  * to the main thread over the thread's own message port, which sums them into each scrape (prom-client's
- * AggregatorRegistry, made for cluster workers). Only when they changed: every METRICS_EVERY while they do; after a
- * look that found them unchanged, twice as long each time up to METRICS_IDLE_MAX_MS, unless `listen` (the thread's
- * staging wake-ups: a batch applied) says there is news, then one METRICS_EVERY later. Nothing per deposit.
+ * AggregatorRegistry, made for cluster workers), only when they changed, paced by METRICS_PACE (src/Pacing.ts).
+ * `listen` (the thread's staging wake-ups: a batch applied) ends a long wait: the next look comes a second later.
+ * Nothing per deposit.
  */
 export const MetricsToParentLive = (parent: MessagePort, listen?: (wake: () => void) => () => void) =>
   Layer.scopedDiscard(
@@ -120,23 +122,16 @@ export const MetricsToParentLive = (parent: MessagePort, listen?: (wake: () => v
         const stop = listen(() => news.unsafeOffer(undefined))
         yield* Effect.addFinalizer(() => Effect.sync(stop))
       }
-      const everyMs = Duration.toMillis(METRICS_EVERY)
       let last = ""
-      let waitMs = everyMs
-      const loop = Effect.gen(function* () {
-        for (;;) {
-          const values = yield* Effect.promise(() => metrics.snapshot())
-          const text = JSON.stringify(values)
-          const changed = text !== last
-          if (changed) {
-            last = text
-            parent.postMessage({ type: "metrics", values } satisfies MetricsMessage)
-          }
-          waitMs = changed ? everyMs : Math.min(METRICS_IDLE_MAX_MS, waitMs * 2)
-          yield* Effect.raceFirst(Effect.sleep(Duration.millis(waitMs)), Queue.take(news).pipe(Effect.zipRight(Effect.sleep(METRICS_EVERY))))
-        }
+      const post = Effect.map(Effect.promise(() => metrics.snapshot()), (values) => {
+        const text = JSON.stringify(values)
+        if (text === last) return false
+        last = text
+        parent.postMessage({ type: "metrics", values } satisfies MetricsMessage)
+        return true
       })
-      yield* Effect.forkScoped(loop)
+      const wake = Queue.take(news).pipe(Effect.zipRight(Effect.sleep(Duration.millis(METRICS_PACE.baseMs))))
+      yield* Effect.forkScoped(pacedPasses(METRICS_PACE, post, (changed) => changed, { outages: yield* outageLog("reconciler thread metrics"), wake }))
     })
   )
 

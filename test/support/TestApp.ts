@@ -110,10 +110,6 @@ const JetStreamCleanupLive = (config: AppConfig) =>
   })
 
 /**
- * The real service over real HTTP (random port) on a fresh database. `HttpClient` in the context points at it.
- * `fastPath: false` leaves the provider webhooks to the HttpApi handler (the receiver's fast path is on in the service).
- */
-/**
  * The workers' loops (partition leases, sweepers, runners) sleep on the fiber's Clock. Under @effect/vitest's `layer()`
  * without `excludeTestServices: true` that is a TestClock, and a loop's first sleep never ends: the reconciler's
  * partitions went unowned whenever NATS was not up at its first look (test/events/Events.test.ts reconciled nothing in
@@ -127,6 +123,10 @@ const WorkersOnLiveClock = Layer.effectDiscard(
   )
 )
 
+/**
+ * The real service over real HTTP (random port) on a fresh database. `HttpClient` in the context points at it.
+ * `fastPath: false` leaves the provider webhooks to the HttpApi handler (the receiver's fast path is on in the service).
+ */
 export const makeTestApp = <E = never, R = never>(
   options: {
     config?: Partial<AppConfig>
