@@ -7,7 +7,7 @@ import type { Page, Response } from "playwright-core"
 import { CheckoutClock } from "../../services/checkout/Checkout.js"
 import { formatWat } from "../../src/domain/Wat.js"
 import { axe } from "../dashboard/Driver.js"
-import { launchChromium, type ObservedPage, PHONE, phonePage, pw, screenshot } from "../support/Browser.js"
+import { launchChromium, type ObservedPage, PHONE, NAVIGATION_TIMEOUT_MS, open, phonePage, pw, screenshot } from "../support/Browser.js"
 import { testTenant } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
 
@@ -88,7 +88,7 @@ const waitForState = (page: Page, state: string) =>
  */
 const openHosted = (obs: ObservedPage, origin: string, hostedUrl: string) =>
   Effect.gen(function* () {
-    const response = yield* pw("opening the hosted page", () => obs.page.goto(`${origin}${hostedUrl}`, { waitUntil: "load", timeout: 10_000 }))
+    const response = yield* open(obs.page, `${origin}${hostedUrl}`, "opening the hosted page")
     expect(response?.status()).toBe(200)
     const headers = response!.headers()
     expect(headers["content-type"]).toMatch(/^text\/html/)
@@ -142,7 +142,7 @@ const expectGonePage = (page: Page, response: Response | null) =>
     expect(yield* text(page, "body")).toContain("Ask the business that sent it for a new link.")
   })
 
-layer(makeTestApp(), { timeout: 60_000, excludeTestServices: true })("the hosted checkout page in chromium", (it) => {
+layer(makeTestApp(), { timeout: 180_000, excludeTestServices: true })("the hosted checkout page in chromium", (it) => {
   it.scoped("shows where to pay on a phone, copies the NUBAN by keyboard, and turns paid by itself when the money arrives", () =>
     Effect.gen(function* () {
       const { t, customer, nuban, bankName, accountName, session, origin } = yield* setUp(150_000)
@@ -260,7 +260,7 @@ layer(makeTestApp(), { timeout: 60_000, excludeTestServices: true })("the hosted
       expect((yield* call("GET", session.snapshotUrl)).status).toBe(404)
       yield* assertPrivateAndSelfContained(obs, origin, session, customer, html, accountName)
       // Opened again, the dead link is a page a payer can read (not JSON), naming nobody.
-      const again = yield* pw("reloading the expired link", () => page.reload({ waitUntil: "load", timeout: 10_000 }))
+      const again = yield* pw("reloading the expired link", () => page.reload({ waitUntil: "load", timeout: NAVIGATION_TIMEOUT_MS }))
       yield* expectGonePage(page, again)
       const gone = (yield* text(page, "body")).toLowerCase()
       for (const needle of [accountName, customer.name, customer.accountRef]) expect(gone).not.toContain(needle.toLowerCase())
@@ -273,7 +273,7 @@ layer(makeTestApp(), { timeout: 60_000, excludeTestServices: true })("the hosted
       const browser = yield* launchChromium
       const { page } = yield* phonePage(browser, origin)
       const url = `/checkout/chk_${crypto.randomBytes(32).toString("base64url")}`
-      const response = yield* pw("opening an unknown link", () => page.goto(`${origin}${url}`, { waitUntil: "load", timeout: 10_000 }))
+      const response = yield* open(page, `${origin}${url}`, "opening an unknown link")
       yield* expectGonePage(page, response)
       yield* axe(page, "the page of an unknown checkout link")
       const api = yield* call("GET", url, { headers: { accept: "application/json" } })

@@ -5,7 +5,7 @@ import { createRequire } from "node:module"
 import type { Browser, Page } from "playwright-core"
 import * as crypto from "node:crypto"
 import { expectStatus, OWNER_PASSWORD } from "../support/ApiHelpers.js"
-import { pw, screenshot } from "../support/Browser.js"
+import { open, pw, screenshot } from "../support/Browser.js"
 import { apiToken, call } from "../support/TestApp.js"
 
 /**
@@ -32,7 +32,7 @@ export const openContext = (browser: Browser, origin: string, size: typeof DESKT
       (c) => pw("closing context", () => c.close()).pipe(Effect.timeout("10 seconds"), Effect.ignore)
     )
     yield* pw("clipboard permissions", () => context.grantPermissions(["clipboard-read", "clipboard-write"], { origin }))
-    context.setDefaultTimeout(15_000)
+    context.setDefaultTimeout(30_000)
     const requests: Array<string> = []
     const errors: Array<string> = []
     context.on("request", (r) => requests.push(r.url()))
@@ -94,7 +94,7 @@ export const fitsWidth = (page: Page, width: number) =>
 /** Opens the dashboard and signs in; done when Home shows. */
 export const signIn = (page: Page, origin: string, email: string, password: string = OWNER_PASSWORD) =>
   Effect.gen(function* () {
-    yield* pw("open", () => page.goto(`${origin}/dashboard`, { waitUntil: "load" }))
+    yield* open(page, `${origin}/dashboard`)
     yield* heading(page, "Sign in")
     yield* fill(page, "email", email)
     yield* fill(page, "password", password)

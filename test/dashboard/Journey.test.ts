@@ -5,7 +5,7 @@ import * as crypto from "node:crypto"
 import type { Page } from "playwright-core"
 import { AppConfigTag } from "../../src/Config.js"
 import { DASHBOARD_CSP } from "../../src/http/DashboardPage.js"
-import { launchChromium, pw } from "../support/Browser.js"
+import { launchChromium, open, pw } from "../support/Browser.js"
 import { shown } from "../support/CliRuns.js"
 import { runCli } from "../support/Processes.js"
 import { TestDatabaseUrl } from "../support/TestDatabase.js"
@@ -61,7 +61,7 @@ layer(makeTestApp(), { timeout: 300_000, excludeTestServices: true })("the dashb
       const { page } = obs
 
       // The document and its assets: a strict CSP, nothing inline, nothing from elsewhere.
-      const res = yield* pw("opening /dashboard", () => page.goto(`${origin}/dashboard`, { waitUntil: "load" }))
+      const res = yield* open(page, `${origin}/dashboard`)
       expect(res?.status()).toBe(200)
       expect(res!.headers()["content-security-policy"]).toBe(DASHBOARD_CSP)
       yield* heading(page, "Sign in")
@@ -266,7 +266,7 @@ layer(makeTestApp(), { timeout: 300_000, excludeTestServices: true })("the dashb
 
       // The same dashboard on a phone: sign in, the menu, the account, the charts.
       const phone = yield* openContext(browser, origin, PHONE)
-      yield* pw("phone opens", () => phone.page.goto(`${origin}/dashboard`, { waitUntil: "load" }))
+      yield* open(phone.page, `${origin}/dashboard`, "phone opens")
       yield* heading(phone.page, "Sign in")
       yield* fill(phone.page, "email", email)
       yield* fill(phone.page, "password", PASSWORD)

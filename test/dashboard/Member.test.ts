@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { HttpServer } from "@effect/platform"
 import { Effect } from "effect"
-import { launchChromium, pw } from "../support/Browser.js"
+import { launchChromium, open, pw } from "../support/Browser.js"
 import { expectStatus, inviteAndLogin } from "../support/ApiHelpers.js"
 import { createAccount, testTenant, waitForTransactions } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
@@ -38,7 +38,7 @@ layer(makeTestApp(), { timeout: 180_000, excludeTestServices: true })("a Member 
       const browser = yield* launchChromium
       const obs = yield* openContext(browser, origin)
       const { page } = obs
-      yield* pw("open", () => page.goto(`${origin}/dashboard`, { waitUntil: "load" }))
+      yield* open(page, `${origin}/dashboard`)
       yield* heading(page, "Sign in")
       yield* fill(page, "email", member.email)
       yield* fill(page, "password", member.password)

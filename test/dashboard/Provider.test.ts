@@ -1,7 +1,7 @@
 import { HttpServer } from "@effect/platform"
 import { afterAll, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { launchChromium, pw } from "../support/Browser.js"
+import { launchChromium, open, pw } from "../support/Browser.js"
 import { OWNER_PASSWORD } from "../support/ApiHelpers.js"
 import { makeTestApp, signup } from "../support/TestApp.js"
 import { startPaystackFake } from "../fakes/PaystackFake.js"
@@ -32,7 +32,7 @@ layer(makeTestApp({ config: { sandboxLiveMode: false, paystackBaseUrl: fake.url,
       const browser = yield* launchChromium
       const obs = yield* openContext(browser, origin)
       const { page } = obs
-      yield* pw("open", () => page.goto(`${origin}/dashboard`, { waitUntil: "load" }))
+      yield* open(page, `${origin}/dashboard`)
       yield* heading(page, "Sign in")
       yield* fill(page, "email", s.email)
       yield* fill(page, "password", OWNER_PASSWORD)

@@ -68,6 +68,17 @@ export const phonePage = (browser: Browser, origin: string) =>
 /** Runs a Playwright call as an Effect (a failure is a defect carrying Playwright's message). */
 export const pw = attempt
 
+/**
+ * How long a navigation may take. Not a speed check: a fresh browser's first load on a loaded CI box (chromium starting
+ * its renderer, the dashboard's 700 KB script compiled while a hundred test files share two cores) once took over the
+ * 15 s a context allows by default, and failed a whole CI run.
+ */
+export const NAVIGATION_TIMEOUT_MS = 60_000
+
+/** Opens `url` in `page` and waits for its load event; the answer (for its status and headers). */
+export const open = (page: Page, url: string, what = `opening ${url}`) =>
+  attempt(what, () => page.goto(url, { waitUntil: "load", timeout: NAVIGATION_TIMEOUT_MS }))
+
 /** Saves a screenshot of the page as `docs/screenshots/<name>`. */
 export const screenshot = (page: Page, name: string) =>
   attempt(`screenshot ${name}`, async () => {
