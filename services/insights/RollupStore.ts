@@ -65,11 +65,17 @@ export const makeRollupStore = (sql: SqlClient.SqlClient) => {
   /** The deposits with ids in [lo, hi) not counted yet, counted. */
   const countNewRange = (lo: number, hi: number) => countNew(sql`t.id >= ${lo} AND t.id < ${hi}`)
 
-  /** One recompute of an account at a time: its row here is locked first (`list` in account id order). */
+  /**
+   * One recompute of an account at a time: its row here is locked first (`list` in account id order). An account seen
+   * before is locked, not rewritten: ON CONFLICT DO UPDATE locks every conflicting row even when its WHERE is false (the
+   * Postgres manual, INSERT), so the lock costs no new row version. Rewriting it (`SET updated_at = now()`) made one
+   * dead tuple per deposit here, half of them non-HOT with an index entry each (issue 33: 20,014 updates for 20,000
+   * deposits in the bench).
+   */
   const lockAccounts = (list: ReadonlyArray<{ accountId: string; tenantId: string; mode: Mode }>) =>
     sql`INSERT INTO insight_accounts (account_id, tenant_id, mode)
       SELECT * FROM unnest(${list.map((t) => t.accountId)}::text[], ${list.map((t) => t.tenantId)}::text[], ${list.map((t) => t.mode)}::text[])
-      ON CONFLICT (account_id) DO UPDATE SET updated_at = now()`
+      ON CONFLICT (account_id) DO UPDATE SET updated_at = now() WHERE false`
 
   const activeAccounts = (ids: ReadonlyArray<string>) =>
     sql<{
