@@ -1,12 +1,19 @@
 import type { Clock } from "effect"
 import { Effect } from "effect"
 import { Forbidden } from "../../src/contract/Problems.js"
-import { periodCalendar, type PeriodStatus } from "../../src/domain/Billing.js"
+import { periodCalendar, type PeriodState, type PeriodStatus } from "../../src/domain/Billing.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import type { Outbox } from "../outbox/Outbox.js"
 import { INSIGHTS_SCHEDULE, type InsightsScheduleData } from "../outbox/Registry.js"
-import { anchorOf, type Period, type ScheduleRow, toPeriod } from "./BillingRows.js"
+import { anchorOf, type Period, type PeriodRow, type ScheduleRow, toPeriod } from "./BillingRows.js"
 import type { AccountKey, BillingStore, Work } from "./BillingStore.js"
+
+/** What bringing one schedule's periods up to time writes: `planOf`'s answer, written by `applyPlan`. */
+interface Plan {
+  readonly paid: ReadonlyArray<{ readonly periodId: string; readonly paidAt: Date }>
+  readonly unpaid: ReadonlyArray<{ readonly periodId: string; readonly sendDue: boolean; readonly sendOverdue: boolean }>
+  readonly events: ReadonlyArray<Parameters<Outbox["stage"]>[0][number]>
+}
 
 /**
  * Billing time and bringing schedules up to it: the billing clock's pass (`tick`), the billing consumer's
@@ -34,18 +41,59 @@ export const makeBillingCatchUp = (
     }])
 
   /**
+   * What bringing a schedule's periods up to `nowMs` writes (pure): the periods to mark paid or unpaid, and the events
+   * to stage, in the order their transitions happened (a period's due date, the next Lagos day, the moment it was first
+   * seen paid), each carrying the period as it was at its own transition: a clock that jumped past a due date and the
+   * day after sends `.due` saying `Due`, then `.overdue` saying `Overdue`.
+   */
+  const planOf = (s: ScheduleRow, periods: ReadonlyArray<{ readonly row: PeriodRow; readonly state: PeriodState }>, nowMs: number): Plan => {
+    const paid: Array<{ periodId: string; paidAt: Date }> = []
+    const unpaid: Array<{ periodId: string; sendDue: boolean; sendOverdue: boolean }> = []
+    const transitions: Array<{ readonly atMs: number; readonly type: `billing.period.${"due" | "paid" | "overdue"}`; readonly period: Period }> = []
+    for (const { row, state } of periods) {
+      if (row.cancelled) continue
+      if (state.status === "Paid") {
+        // Set once, by whoever sees it paid first (this pass, the billing consumer, or a read: `statesForRead`).
+        const paidAt = row.paidAt ?? new Date(nowMs)
+        if (row.paidAt === null || !row.paidNotified) paid.push({ periodId: row.id, paidAt })
+        if (!row.paidNotified) transitions.push({ atMs: paidAt.getTime(), type: "billing.period.paid", period: toPeriod({ ...row, paidAt }, state) })
+        continue
+      }
+      // Un-paid again (a reversal): no paidAt until it is paid again. Its paid event went out once and stays so.
+      const sendDue = (state.status === "Due" || state.status === "Overdue") && !row.dueNotified
+      const sendOverdue = state.status === "Overdue" && !row.overdueNotified
+      if (row.paidAt !== null || sendDue || sendOverdue) unpaid.push({ periodId: row.id, sendDue, sendOverdue })
+      const asAt = (status: PeriodStatus) => toPeriod({ ...row, paidAt: null }, { ...state, status })
+      if (sendDue) transitions.push({ atMs: row.dueAt.getTime(), type: "billing.period.due", period: asAt("Due") })
+      if (sendOverdue) transitions.push({ atMs: row.overdueAt.getTime(), type: "billing.period.overdue", period: asAt("Overdue") })
+    }
+    // Stable: transitions at the same instant keep the periods' order.
+    transitions.sort((a, b) => a.atMs - b.atMs)
+    const events = transitions.map((t) => ({
+      tenantId: s.tenantId, mode: s.mode, type: t.type, subjectKey: s.accountRef,
+      data: { scheduleId: s.id, reference: s.reference, accountRef: s.accountRef, period: t.period }
+    }))
+    return { paid, unpaid, events }
+  }
+
+  /** Writes plans: two updates and one staging statement, whatever their number (outbox ids in the plans' order). */
+  const applyPlan = (...plans: ReadonlyArray<Plan>) =>
+    Effect.all([
+      store.markPaidMany(plans.flatMap((p) => p.paid)),
+      store.markUnpaidMany(plans.flatMap((p) => p.unpaid)),
+      outbox.stage(plans.flatMap((p) => p.events))
+    ], { discard: true })
+
+  /**
    * One schedule brought up to billing time `nowMs`, in the caller's transaction with the account row and the
    * schedule row locked (in that order): an Active schedule opens every period that has started (each adding its
-   * amount to the account's expected amount), then each period's events go out once each: `due`, `overdue`, `paid`.
-   * The events of one pass are staged in the order their transitions happened (a period's due date, the next Lagos
-   * day, the moment it was first seen paid), and each carries the period as it was at its own transition: a clock
-   * that jumped past a due date and the day after sends `.due` saying `Due`, then `.overdue` saying `Overdue`.
-   * `leave`: open no period (the caller holds only the schedule row: see `bringUpPaid`).
+   * amount to the account's expected amount), then each period's events go out once each: `due`, `overdue`, `paid`
+   * (`planOf`).
    */
-  const syncLocked = (s0: ScheduleRow, nowMs: number, opening: "open" | "leave" = "open") =>
+  const syncLocked = (s0: ScheduleRow, nowMs: number) =>
     Effect.gen(function* () {
       let s = s0
-      if (s.status === "Active" && opening === "open") {
+      if (s.status === "Active") {
         const openedBefore = s.periodsOpened
         const anchor = anchorOf(s)
         while (periodCalendar(anchor, s.interval, s.nextK + 1, s.dueOffsetDays).startMs <= nowMs) {
@@ -58,30 +106,7 @@ export const makeBillingCatchUp = (
         }
         if (s.periodsOpened > openedBefore) yield* insightsChanged(s)
       }
-      const transitions: Array<{ readonly atMs: number; readonly type: `billing.period.${"due" | "paid" | "overdue"}`; readonly period: Period }> = []
-      for (const { row, state } of yield* store.statesOf(s, nowMs)) {
-        if (row.cancelled) continue
-        if (state.status === "Paid") {
-          // Set once, by whoever sees it paid first (this pass, the billing consumer, or a read: `statesForRead`).
-          const paidAt = row.paidAt ?? new Date(nowMs)
-          if (row.paidAt === null || !row.paidNotified) yield* store.markPaid(row.id, paidAt)
-          if (!row.paidNotified) transitions.push({ atMs: paidAt.getTime(), type: "billing.period.paid", period: toPeriod({ ...row, paidAt }, state) })
-          continue
-        }
-        // Un-paid again (a reversal): no paidAt until it is paid again. Its paid event went out once and stays so.
-        const sendDue = (state.status === "Due" || state.status === "Overdue") && !row.dueNotified
-        const sendOverdue = state.status === "Overdue" && !row.overdueNotified
-        if (row.paidAt !== null || sendDue || sendOverdue) yield* store.markUnpaid(row.id, sendDue, sendOverdue)
-        const asAt = (status: PeriodStatus) => toPeriod({ ...row, paidAt: null }, { ...state, status })
-        if (sendDue) transitions.push({ atMs: row.dueAt.getTime(), type: "billing.period.due", period: asAt("Due") })
-        if (sendOverdue) transitions.push({ atMs: row.overdueAt.getTime(), type: "billing.period.overdue", period: asAt("Overdue") })
-      }
-      // Stable: transitions at the same instant keep the periods' order. One statement: outbox ids in this order.
-      transitions.sort((a, b) => a.atMs - b.atMs)
-      yield* outbox.stage(transitions.map((t) => ({
-        tenantId: s.tenantId, mode: s.mode, type: t.type, subjectKey: s.accountRef,
-        data: { scheduleId: s.id, reference: s.reference, accountRef: s.accountRef, period: t.period }
-      })))
+      yield* applyPlan(planOf(s, yield* store.statesOf(s, nowMs), nowMs))
       return s
     })
 
@@ -94,20 +119,27 @@ export const makeBillingCatchUp = (
     })
 
   /**
-   * The billing consumer's bringUp: a schedule with no period to open has only its own row locked, not its account's.
-   * Marking periods paid or unpaid writes no account figure, and the amount paid it reads is the latest committed (a
-   * deposit that commits after the read brings its own event, so the next pass sees it). Holding the account row for a
-   * pass of several statements made every reconcile batch with a billed account wait for the pass to commit
-   * (docs/performance.md, "Billing locks"). A schedule with a period to open locks account, then schedule, as
-   * `bringUp`; one that became due to open after `dueWork` read it leaves the opening to the billing clock's next pass.
-   * The schedule rows are locked in `dueWork`'s order, as every step that locks several does.
+   * The billing consumer's bringUp of schedules with no period to open: only their own rows are locked (in `dueWork`'s
+   * order, one statement), not their accounts'. Marking periods paid or unpaid writes no account figure, and the amount
+   * paid it reads is the latest committed (a deposit that commits after the read brings its own event, so the next pass
+   * sees it). Holding the account row for a pass of several statements made every reconcile batch with a billed
+   * account wait for the pass to commit (docs/performance.md, "Billing locks"). Set-wise: a handful of statements for
+   * the whole run (issue 33: one schedule at a time, six statements each, kept the consumer's transaction open for one
+   * to two seconds under load, holding back Postgres's clean-up of every table's dead rows). A schedule that became due
+   * to open a period after `dueWork` read it leaves the opening to the billing clock's next pass.
    */
-  const bringUpPaid = (w: Work) =>
+  const bringUpPaidMany = (works: ReadonlyArray<Work>) =>
     Effect.gen(function* () {
-      if (w.opens) return yield* bringUp(w)
-      const scope: Scope = { tenantId: w.tenantId, mode: w.mode }
-      const s = yield* store.find(scope, w.id, true)
-      if (s !== undefined && s.status !== "Cancelled") yield* syncLocked(s, yield* nowFor(scope), "leave")
+      const schedules = (yield* store.lockSchedulesInOrder(works.map((w) => w.id))).filter((s) => s.status !== "Cancelled")
+      if (schedules.length === 0) return
+      const nows = new Map<string, number>()
+      for (const s of schedules) {
+        const k = `${s.tenantId}|${s.mode}`
+        if (!nows.has(k)) nows.set(k, yield* nowFor({ tenantId: s.tenantId, mode: s.mode }))
+      }
+      const nowOf = (s: ScheduleRow) => nows.get(`${s.tenantId}|${s.mode}`)!
+      const states = yield* store.statesOfMany(schedules, nowOf)
+      yield* applyPlan(...schedules.map((s, i) => planOf(s, states[i]!, nowOf(s))))
     })
 
   /**
@@ -132,13 +164,24 @@ export const makeBillingCatchUp = (
    * that deposits (or review decisions) just moved, brought up to billing time in the caller's transaction, so a
    * deposit that pays a period has it `Paid` with `paidAt` and its `billing.period.paid` staged within a consumer pass
    * (a reversal that un-pays one clears `paidAt`). Only the schedules with something to do are locked (their accounts
-   * only to open a period: `bringUpPaid`), in the reconciler's lock order. Returns how many schedules it brought up to time.
+   * only to open a period: `bringUpPaidMany`), in the reconciler's lock order. Returns how many schedules it brought up to time.
    */
   const syncAccounts = Effect.fn("Billing.syncAccounts")(function* (accounts: ReadonlyArray<AccountKey>) {
     const unique = [...new Map(accounts.map((a) => [`${a.tenantId}|${a.mode}|${a.accountRef}`, a])).values()]
     if (unique.length === 0) return 0
     const due = yield* store.dueWork(yield* (yield* clock.current).currentTimeMillis, { accounts: unique })
-    for (const d of due) yield* bringUpPaid(d)
+    // In `dueWork`'s order: each run of schedules with no period to open set-wise, a schedule that opens one on its own.
+    for (let i = 0; i < due.length;) {
+      if (due[i]!.opens) {
+        yield* bringUp(due[i]!)
+        i++
+        continue
+      }
+      let j = i
+      while (j < due.length && !due[j]!.opens) j++
+      yield* bringUpPaidMany(due.slice(i, j))
+      i = j
+    }
     return due.length
   })
 

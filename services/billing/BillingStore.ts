@@ -41,6 +41,15 @@ export interface NewSchedule {
  * statement (plus the two reads every step composes: `statesOf`, `lockSchedule`), built on the caller's `SqlClient`
  * so every statement runs in the transaction its caller opened.
  */
+/** A schedule's periods (oldest first) with their states at `nowMs`, given its account's amount paid. */
+const statesFrom = (s: ScheduleRow, amountPaidKobo: number, periods: ReadonlyArray<PeriodRow>, nowMs: number) => {
+  const states = periodStates(
+    periods.map((p) => ({ amountKobo: p.amountKobo, cancelled: p.cancelled, dueAtMs: p.dueAt.getTime(), overdueAtMs: p.overdueAt.getTime() })),
+    s.baseKobo, amountPaidKobo, nowMs
+  )
+  return periods.map((p, i) => ({ row: p, state: states[i]! }))
+}
+
 export const makeBillingStore = (sql: SqlClient.SqlClient) => {
   const selectSchedules = sql`SELECT s.id, s.tenant_id, s.mode, s.virtual_account_id, va.account_ref, s.reference, s.request_fingerprint, s.interval,
       s.amount_kobo, s.next_amount_kobo, s.due_offset_days, s.description, s.status, s.anchor_date::text AS anchor_date, s.next_k,
@@ -88,13 +97,48 @@ export const makeBillingStore = (sql: SqlClient.SqlClient) => {
   const statesOf = (s: ScheduleRow, nowMs: number, lock = false) =>
     Effect.gen(function* () {
       const account = yield* amountPaidOf(s.virtualAccountId, lock)
-      const periods = yield* periodsOf(s.id)
-      const states = periodStates(
-        periods.map((p) => ({ amountKobo: p.amountKobo, cancelled: p.cancelled, dueAtMs: p.dueAt.getTime(), overdueAtMs: p.overdueAt.getTime() })),
-        s.baseKobo, account.amountPaidKobo, nowMs
-      )
-      return periods.map((p, i) => ({ row: p, state: states[i]! }))
+      return statesFrom(s, account.amountPaidKobo, yield* periodsOf(s.id), nowMs)
     })
+
+  /**
+   * `statesOf` for several schedules in two statements (no account row locked): each schedule's periods with their
+   * states at `nowOf(schedule)`, in the order of `schedules`.
+   */
+  const statesOfMany = (schedules: ReadonlyArray<ScheduleRow>, nowOf: (s: ScheduleRow) => number) =>
+    Effect.gen(function* () {
+      if (schedules.length === 0) return []
+      const paid = yield* sql<{ id: string; amountPaidKobo: number }>`SELECT id, amount_paid_kobo FROM virtual_accounts
+        WHERE id = ANY(${[...new Set(schedules.map((s) => s.virtualAccountId))]}::text[])`.pipe(Effect.orDie)
+      const periods = yield* sql<PeriodRow>`SELECT id, schedule_id, index, period_start, period_end, due_date::text AS due_date, due_at, overdue_at,
+          amount_kobo, cancelled, paid_at, due_notified, paid_notified, overdue_notified
+        FROM billing_periods WHERE schedule_id = ANY(${schedules.map((s) => s.id)}::text[]) ORDER BY schedule_id, index`.pipe(Effect.orDie)
+      const paidOf = new Map(paid.map((a) => [a.id, a.amountPaidKobo]))
+      const periodsOfSchedule = new Map<string, Array<PeriodRow>>()
+      for (const p of periods) periodsOfSchedule.set(p.scheduleId, [...(periodsOfSchedule.get(p.scheduleId) ?? []), p])
+      return schedules.map((s) => statesFrom(s, paidOf.get(s.virtualAccountId) ?? 0, periodsOfSchedule.get(s.id) ?? [], nowOf(s)))
+    })
+
+  /**
+   * The schedules of `ids` that exist, locked one after another in the order of `ids` (Postgres locks the sorted rows as
+   * it returns them), so a pass that locks several keeps the order every other step locks in.
+   */
+  const lockSchedulesInOrder = (ids: ReadonlyArray<string>) =>
+    sql<ScheduleRow>`${selectSchedules} JOIN unnest(${ids}::text[]) WITH ORDINALITY AS u(id, ord) ON u.id = s.id
+      ORDER BY u.ord FOR UPDATE OF s`.pipe(Effect.orDie)
+
+  /** Periods seen paid: `paidAt` set (kept when it was set before) and their paid event noted as sent. One statement. */
+  const markPaidMany = (marks: ReadonlyArray<{ readonly periodId: string; readonly paidAt: Date }>) =>
+    marks.length === 0 ? Effect.void : sql`UPDATE billing_periods p SET paid_at = u.paid_at, paid_notified = true
+      FROM unnest(${marks.map((m) => m.periodId)}::text[], ${marks.map((m) => m.paidAt.toISOString())}::timestamptz[]) AS u(id, paid_at)
+      WHERE p.id = u.id`.pipe(Effect.asVoid, Effect.orDie)
+
+  /** Periods not paid (again): `paidAt` cleared and their due and overdue events noted as sent where they are. One statement. */
+  const markUnpaidMany = (marks: ReadonlyArray<{ readonly periodId: string; readonly sendDue: boolean; readonly sendOverdue: boolean }>) =>
+    marks.length === 0 ? Effect.void : sql`UPDATE billing_periods p SET paid_at = NULL, due_notified = p.due_notified OR u.due,
+        overdue_notified = p.overdue_notified OR u.overdue
+      FROM unnest(${marks.map((m) => m.periodId)}::text[], ${marks.map((m) => m.sendDue)}::boolean[], ${marks.map((m) => m.sendOverdue)}::boolean[])
+        AS u(id, due, overdue)
+      WHERE p.id = u.id`.pipe(Effect.asVoid, Effect.orDie)
 
   /** Locks the account row, then the schedule row (the lock order of every step that moves the account's figures). */
   const lockSchedule = (scope: Scope, id: string) =>
@@ -118,13 +162,6 @@ export const makeBillingStore = (sql: SqlClient.SqlClient) => {
   const periodOpened = (s: ScheduleRow) =>
     sql`UPDATE billing_schedules SET next_k = next_k + 1, next_start_at = ${startOf(s, s.nextK + 1)}, periods_opened = periods_opened + 1,
       next_amount_kobo = NULL WHERE id = ${s.id}`
-
-  const markPaid = (periodId: string, paidAt: Date) =>
-    sql`UPDATE billing_periods SET paid_at = ${paidAt}, paid_notified = true WHERE id = ${periodId}`
-
-  const markUnpaid = (periodId: string, sendDue: boolean, sendOverdue: boolean) =>
-    sql`UPDATE billing_periods SET paid_at = NULL, due_notified = due_notified OR ${sendDue}, overdue_notified = overdue_notified OR ${sendOverdue}
-      WHERE id = ${periodId}`
 
   /** Sets `paidAt` on the periods that have none yet. */
   const stampPaid = (periodIds: ReadonlyArray<string>, paidAt: Date) =>
@@ -224,7 +261,7 @@ export const makeBillingStore = (sql: SqlClient.SqlClient) => {
 
   return {
     inTransaction, sandboxOffsetMs, advanceSandboxClock, find, findOrFail, list, idOf, periodsOf, amountPaidOf, statesOf, lockSchedule,
-    insertPeriod, addExpected, periodOpened, markPaid, markUnpaid, stampPaid, lockActiveAccount, byReference, liveScheduleOf, insertSchedule,
+    insertPeriod, addExpected, periodOpened, stampPaid, statesOfMany, lockSchedulesInOrder, markPaidMany, markUnpaidMany, lockActiveAccount, byReference, liveScheduleOf, insertSchedule,
     setNextAmount, pause, resume, cancelPeriod, removeExpected, cancel, dueWork
   } as const
 }

@@ -335,16 +335,22 @@ layer(withoutBillingConsumer, { timeout: 120_000, excludeTestServices: true })("
       yield* assertLedgerInvariant
     }))
 
-  it.effect("billing at payment time holds the schedule's row, not the account's: a reconcile batch on the account never waits for it (issue 33)", () =>
+  it.effect("billing at payment time holds the schedules' rows, not the accounts': a reconcile batch on the account never waits for it; several schedules in one pass, set-wise (issue 33)", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const billing = yield* Billing
       const t = yield* testTenant
-      const acc = yield* createAccount(t.token, "lock-1", "Bola Ade")
-      const s = yield* createSchedule(t, { accountRef: "lock-1", interval: "Weekly", amountKobo: 4_000, dueOffsetDays: 2, reference: "lock-1" })
-      expect((yield* sendSigned(t, { accountNumber: acc.nuban, amountKobo: 4_000, senderName: "ADE BOLA" })).status).toBe(200)
-      yield* waitFor("the deposit reconciled", accountOf(t, "lock-1"), { until: (a) => a.amountPaidKobo === 4_000, timeoutMs: 10_000 })
-      const [va] = yield* sql<{ id: string }>`SELECT id FROM virtual_accounts WHERE tenant_id = ${t.tenantId} AND account_ref = 'lock-1'`
+      // Three billed accounts that a deposit pays, and a fourth billed account with nothing to do.
+      const refs = ["lock-1", "lock-2", "lock-3", "lock-4"]
+      const accounts: Array<{ nuban: string }> = []
+      const schedules: Array<{ id: string }> = []
+      for (const [i, ref] of refs.entries()) {
+        accounts.push(yield* createAccount(t.token, ref, `Bola Ade ${"ABCD"[i]}`))
+        schedules.push(yield* createSchedule(t, { accountRef: ref, interval: "Weekly", amountKobo: 4_000, dueOffsetDays: 2, reference: ref }))
+      }
+      for (const acc of accounts.slice(0, 3)) expect((yield* sendSigned(t, { accountNumber: acc.nuban, amountKobo: 4_000, senderName: "ADE BOLA" })).status).toBe(200)
+      for (const ref of refs.slice(0, 3)) yield* waitFor(`${ref} reconciled`, accountOf(t, ref), { until: (a) => a.amountPaidKobo === 4_000, timeoutMs: 10_000 })
+      const ids = yield* sql<{ id: string; accountRef: string }>`SELECT id, account_ref FROM virtual_accounts WHERE tenant_id = ${t.tenantId} ORDER BY account_ref`
       // Another connection (outside the pass's transaction) tries each row lock without waiting: "free" or "held".
       const tryLock = (table: "virtual_accounts" | "billing_schedules", id: string) =>
         sql`SELECT 1 FROM ${sql(table)} WHERE id = ${id} FOR UPDATE NOWAIT`.pipe(
@@ -354,12 +360,20 @@ layer(withoutBillingConsumer, { timeout: 120_000, excludeTestServices: true })("
           Effect.mapInputContext((c) => Context.omit(TransactionConnection)(c))
         )
       const seen = yield* sql.withTransaction(Effect.gen(function* () {
-        // What the billing consumer's pass does for this deposit (the consumer is out of this app's registry).
-        expect(yield* billing.syncAccounts([{ tenantId: t.tenantId, mode: "test", accountRef: "lock-1" }])).toBe(1)
-        return { account: yield* tryLock("virtual_accounts", va!.id), schedule: yield* tryLock("billing_schedules", s.id) }
+        // What the billing consumer's pass does for these deposits (the consumer is out of this app's registry).
+        expect(yield* billing.syncAccounts(refs.map((accountRef) => ({ tenantId: t.tenantId, mode: "test" as const, accountRef })))).toBe(3)
+        const held: Array<string> = []
+        for (const [i, s] of schedules.entries()) held.push(`${yield* tryLock("virtual_accounts", ids[i]!.id)}/${yield* tryLock("billing_schedules", s.id)}`)
+        return held
       }))
-      expect(seen).toEqual({ account: "free", schedule: "held" })
-      expect((yield* eventsOf(s.id)).map((e) => e.short)).toEqual(["paid:1"])
+      expect(seen).toEqual(["free/held", "free/held", "free/held", "free/free"])
+      for (const s of schedules.slice(0, 3)) expect((yield* eventsOf(s.id)).map((e) => e.short)).toEqual(["paid:1"])
+      expect(yield* eventsOf(schedules[3]!.id)).toEqual([])
+      // Each paid period says so, with its paidAt, on a read.
+      for (const s of schedules.slice(0, 3)) expect((yield* periodsOf(t, s.id))[0]).toMatchObject({ status: "Paid", paidKobo: 4_000 })
+      // A second pass finds nothing more to do and sends nothing twice.
+      expect(yield* sql.withTransaction(billing.syncAccounts(refs.map((accountRef) => ({ tenantId: t.tenantId, mode: "test" as const, accountRef }))))).toBe(0)
+      for (const s of schedules.slice(0, 3)) expect((yield* eventsOf(s.id)).map((e) => e.short)).toEqual(["paid:1"])
       yield* assertLedgerInvariant
     }))
 })
