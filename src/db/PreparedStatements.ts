@@ -14,6 +14,14 @@ import pg from "pg"
  * per process are (a statement whose text varies with its input, say a multi-row VALUES list, stays unnamed after the
  * cap). Statements without parameters (BEGIN, COMMIT) keep the simple protocol, which is already one message.
  */
+/**
+ * A statement whose text holds this comment is never prepared: Postgres plans it on every execution, for its parameters
+ * and the tables' sizes as they are then. For a statement whose best plan turns on a table that grows fast, such as a
+ * probe of the transactions per event: a generic plan cached while the table was small (a scan of a tenant's rows, say)
+ * stays cached as the table grows, until statistics are next taken (issue 33: one insights pass took 6.7 s so).
+ */
+export const PLAN_EACH_TIME = "/* plan each time */"
+
 const SEEN_BEFORE_PREPARING = 3
 const MAX_PREPARED = 200
 const SEEN_KEPT = 10_000
@@ -26,6 +34,7 @@ export class StatementNames {
 
   /** The name to prepare this text under, or undefined to run it unnamed. */
   nameFor(text: string): string | undefined {
+    if (text.includes(PLAN_EACH_TIME)) return undefined
     const name = this.names.get(text)
     if (name !== undefined) return name
     if (this.names.size >= this.maxPrepared) return undefined

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import { StatementNames } from "../../src/db/PreparedStatements.js"
+import { PLAN_EACH_TIME, StatementNames } from "../../src/db/PreparedStatements.js"
 import { TestSql } from "../support/TestApp.js"
 
 describe("StatementNames (which texts run as named prepared statements)", () => {
@@ -17,6 +17,12 @@ describe("StatementNames (which texts run as named prepared statements)", () => 
   it("gives different texts different names", () => {
     const names = new StatementNames(1, 10)
     expect(names.nameFor("SELECT $1")).not.toBe(names.nameFor("SELECT $1 + 1"))
+  })
+  it("never names a text marked to be planned each time", () => {
+    const names = new StatementNames(1, 10)
+    const text = `SELECT ${PLAN_EACH_TIME} $1`
+    for (let i = 0; i < 5; i++) expect(names.nameFor(text)).toBeUndefined()
+    expect(names.size).toBe(0)
   })
   it("prepares no more than its cap; later texts run unnamed, earlier ones keep their names", () => {
     const names = new StatementNames(1, 2)
@@ -47,6 +53,18 @@ layer(TestSql, { timeout: 60_000, excludeTestServices: true })("the service's Po
       )
       expect(answers).toEqual([0, 7, 14, 21, 28, 35])
       expect(prepared).toHaveLength(1)
+    }))
+
+  it.effect("runs a statement marked PLAN_EACH_TIME unnamed however often it comes (planned on every execution)", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const prepared = yield* sql.withTransaction(
+        Effect.gen(function* () {
+          for (let i = 0; i < 6; i++) expect((yield* sql<{ n: number }>`SELECT ${sql.literal(PLAN_EACH_TIME)} ${i}::int * 7 AS n /* each-time-probe */`)[0]!.n).toBe(i * 7)
+          return yield* sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%each-time-probe%'`
+        })
+      )
+      expect(prepared).toEqual([])
     }))
 
   it.effect("a statement that fails to parse keeps failing cleanly and leaves the connection usable", () =>
