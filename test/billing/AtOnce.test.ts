@@ -1,7 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
-import { TransactionConnection } from "@effect/sql/SqlClient"
+import { Effect, Layer } from "effect"
 import { Billing } from "../../services/billing/Billing.js"
 import { BillingWorkerSettings } from "../../services/billing/BillingPasses.js"
 import { ConsumerRegistry } from "../../services/outbox/Registry.js"
@@ -10,6 +9,7 @@ import { expectStatus } from "../support/ApiHelpers.js"
 import { assertLedgerInvariant, createAccount, sendSigned, type Tenant, testTenant } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
 import { webhookReceiver } from "../support/Webhooks.js"
+import { rowLock } from "../support/RowLocks.js"
 import { waitFor } from "../support/Wait.js"
 
 /**
@@ -352,13 +352,7 @@ layer(withoutBillingConsumer, { timeout: 120_000, excludeTestServices: true })("
       for (const ref of refs.slice(0, 3)) yield* waitFor(`${ref} reconciled`, accountOf(t, ref), { until: (a) => a.amountPaidKobo === 4_000, timeoutMs: 10_000 })
       const ids = yield* sql<{ id: string; accountRef: string }>`SELECT id, account_ref FROM virtual_accounts WHERE tenant_id = ${t.tenantId} ORDER BY account_ref`
       // Another connection (outside the pass's transaction) tries each row lock without waiting: "free" or "held".
-      const tryLock = (table: "virtual_accounts" | "billing_schedules", id: string) =>
-        sql`SELECT 1 FROM ${sql(table)} WHERE id = ${id} FOR UPDATE NOWAIT`.pipe(
-          sql.withTransaction,
-          Effect.as("free"),
-          Effect.catchAll((e) => ((e.cause as { code?: string } | undefined)?.code === "55P03" ? Effect.succeed("held") : Effect.die(e))),
-          Effect.mapInputContext((c) => Context.omit(TransactionConnection)(c))
-        )
+      const tryLock = (table: "virtual_accounts" | "billing_schedules", id: string) => rowLock(table, "id", id)
       const seen = yield* sql.withTransaction(Effect.gen(function* () {
         // What the billing consumer's pass does for these deposits (the consumer is out of this app's registry).
         expect(yield* billing.syncAccounts(refs.map((accountRef) => ({ tenantId: t.tenantId, mode: "test" as const, accountRef })))).toBe(3)

@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { TransactionConnection } from "@effect/sql/SqlClient"
 import { expect, layer } from "@effect/vitest"
-import { Context, Effect } from "effect"
+import { Effect } from "effect"
 import { Rollups } from "../../services/insights/Rollups.js"
 import { createAccount, testTenant } from "../support/Pipeline.js"
+import { rowLock } from "../support/RowLocks.js"
 import { makeTestApp } from "../support/TestApp.js"
 
 /**
@@ -27,13 +27,7 @@ layer(makeTestApp({ workers: false }))("the insights account lock", (it) => {
       const version = (id: string) =>
         Effect.map(sql<{ v: string }>`SELECT ctid::text || '/' || xmin::text AS v FROM insight_accounts WHERE account_id = ${id}`, (r) => r[0]?.v)
       // Another connection (outside the recompute's transaction) tries the row lock without waiting.
-      const tryLock = (id: string) =>
-        sql`SELECT 1 FROM insight_accounts WHERE account_id = ${id} FOR UPDATE NOWAIT`.pipe(
-          sql.withTransaction,
-          Effect.as("free"),
-          Effect.catchAll((e) => ((e.cause as { code?: string } | undefined)?.code === "55P03" ? Effect.succeed("held") : Effect.die(e))),
-          Effect.mapInputContext((c) => Context.omit(TransactionConnection)(c))
-        )
+      const tryLock = (id: string) => rowLock("insight_accounts", "account_id", id)
 
       // First sight: the row is made (another connection sees it only once the recompute has committed).
       yield* sql.withTransaction(touch([a!, b!]))
