@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { Forbidden } from "../../src/contract/Problems.js"
 import { periodCalendar, type PeriodState, type PeriodStatus } from "../../src/domain/Billing.js"
 import type { Scope } from "../../src/domain/Mode.js"
-import type { Outbox } from "../outbox/Outbox.js"
+import type { Outbox, StagedEvent } from "../outbox/Outbox.js"
 import { INSIGHTS_SCHEDULE, type InsightsScheduleData } from "../outbox/Registry.js"
 import { anchorOf, type Period, type PeriodRow, type ScheduleRow, toPeriod } from "./BillingRows.js"
 import type { AccountKey, BillingStore, Work } from "./BillingStore.js"
@@ -12,7 +12,7 @@ import type { AccountKey, BillingStore, Work } from "./BillingStore.js"
 interface Plan {
   readonly paid: ReadonlyArray<{ readonly periodId: string; readonly paidAt: Date }>
   readonly unpaid: ReadonlyArray<{ readonly periodId: string; readonly sendDue: boolean; readonly sendOverdue: boolean }>
-  readonly events: ReadonlyArray<Parameters<Outbox["stage"]>[0][number]>
+  readonly events: ReadonlyArray<StagedEvent>
 }
 
 /**
@@ -132,12 +132,11 @@ export const makeBillingCatchUp = (
     Effect.gen(function* () {
       const schedules = (yield* store.lockSchedulesInOrder(works.map((w) => w.id))).filter((s) => s.status !== "Cancelled")
       if (schedules.length === 0) return
+      // Billing time once per tenant and mode (a test-mode tenant's sandbox clock is one read).
+      const scopeOf = (s: ScheduleRow) => `${s.tenantId}|${s.mode}`
       const nows = new Map<string, number>()
-      for (const s of schedules) {
-        const k = `${s.tenantId}|${s.mode}`
-        if (!nows.has(k)) nows.set(k, yield* nowFor({ tenantId: s.tenantId, mode: s.mode }))
-      }
-      const nowOf = (s: ScheduleRow) => nows.get(`${s.tenantId}|${s.mode}`)!
+      for (const s of schedules) if (!nows.has(scopeOf(s))) nows.set(scopeOf(s), yield* nowFor({ tenantId: s.tenantId, mode: s.mode }))
+      const nowOf = (s: ScheduleRow) => nows.get(scopeOf(s))!
       const states = yield* store.statesOfMany(schedules, nowOf)
       yield* applyPlan(...schedules.map((s, i) => planOf(s, states[i]!, nowOf(s))))
     })

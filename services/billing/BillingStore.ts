@@ -84,10 +84,12 @@ export const makeBillingStore = (sql: SqlClient.SqlClient) => {
   const idOf = (scope: Scope, id: string) =>
     sql<{ id: string }>`SELECT id FROM billing_schedules WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND id = ${id}`
 
+  const selectPeriods = sql`SELECT id, schedule_id, index, period_start, period_end, due_date::text AS due_date, due_at, overdue_at, amount_kobo,
+      cancelled, paid_at, due_notified, paid_notified, overdue_notified
+    FROM billing_periods`
+
   const periodsOf = (scheduleId: string) =>
-    sql<PeriodRow>`SELECT id, schedule_id, index, period_start, period_end, due_date::text AS due_date, due_at, overdue_at, amount_kobo, cancelled,
-        paid_at, due_notified, paid_notified, overdue_notified
-      FROM billing_periods WHERE schedule_id = ${scheduleId} ORDER BY index`.pipe(Effect.orDie)
+    sql<PeriodRow>`${selectPeriods} WHERE schedule_id = ${scheduleId} ORDER BY index`.pipe(Effect.orDie)
 
   const amountPaidOf = (virtualAccountId: string, lock: boolean) =>
     sql<{ expectedAmountKobo: number | null; amountPaidKobo: number }>`SELECT expected_amount_kobo, amount_paid_kobo FROM virtual_accounts
@@ -109,12 +111,15 @@ export const makeBillingStore = (sql: SqlClient.SqlClient) => {
       if (schedules.length === 0) return []
       const paid = yield* sql<{ id: string; amountPaidKobo: number }>`SELECT id, amount_paid_kobo FROM virtual_accounts
         WHERE id = ANY(${[...new Set(schedules.map((s) => s.virtualAccountId))]}::text[])`.pipe(Effect.orDie)
-      const periods = yield* sql<PeriodRow>`SELECT id, schedule_id, index, period_start, period_end, due_date::text AS due_date, due_at, overdue_at,
-          amount_kobo, cancelled, paid_at, due_notified, paid_notified, overdue_notified
-        FROM billing_periods WHERE schedule_id = ANY(${schedules.map((s) => s.id)}::text[]) ORDER BY schedule_id, index`.pipe(Effect.orDie)
+      const periods = yield* sql<PeriodRow>`${selectPeriods} WHERE schedule_id = ANY(${schedules.map((s) => s.id)}::text[])
+        ORDER BY schedule_id, index`.pipe(Effect.orDie)
       const paidOf = new Map(paid.map((a) => [a.id, a.amountPaidKobo]))
       const periodsOfSchedule = new Map<string, Array<PeriodRow>>()
-      for (const p of periods) periodsOfSchedule.set(p.scheduleId, [...(periodsOfSchedule.get(p.scheduleId) ?? []), p])
+      for (const p of periods) {
+        const list = periodsOfSchedule.get(p.scheduleId)
+        if (list) list.push(p)
+        else periodsOfSchedule.set(p.scheduleId, [p])
+      }
       return schedules.map((s) => statesFrom(s, paidOf.get(s.virtualAccountId) ?? 0, periodsOfSchedule.get(s.id) ?? [], nowOf(s)))
     })
 
