@@ -4,7 +4,7 @@ import type { EventEnvelope, OutboxEvent } from "../../src/contract/Events.js"
 import type { Mode } from "../../src/domain/Mode.js"
 import { type Column, insertFromJson } from "../../src/db/InsertFromJson.js"
 import { newId } from "../../src/domain/Ids.js"
-import { ConsumerRegistry, interestJoin, interestValues } from "./Registry.js"
+import { ConsumerRegistry, factsOf, interestJoin, interestValues } from "./Registry.js"
 import { OutboxWakeups } from "./Wakeups.js"
 import { notifyOtherProcesses, stagesForOthers } from "./CrossProcessWakeups.js"
 import { AppConfigTag } from "../../src/Config.js"
@@ -20,6 +20,17 @@ export type StagedEvent = {
   /** Names the stream subject's last token: the accountRef (or NUBAN when unmatched). */
   readonly subjectKey: string
 } & OutboxEvent
+
+/** The `EventFacts` of the events that have some, as the JSON array the staging statement reads them from. */
+const factsJson = (events: ReadonlyArray<StagedEvent>, envelopes: ReadonlyArray<{ readonly envelope: EventEnvelope }>): string => {
+  const rows: Array<{ event_id: string; risk_score: number | null; amount_kobo: number | null; status: string | null }> = []
+  for (let i = 0; i < events.length; i++) {
+    const f = factsOf(events[i]!)
+    if (f.riskScore === null && f.amountKobo === null && f.status === null) continue
+    rows.push({ event_id: envelopes[i]!.envelope.id, risk_score: f.riskScore, amount_kobo: f.amountKobo, status: f.status })
+  }
+  return JSON.stringify(rows)
+}
 
 type Prepared = { readonly tenantId: string; readonly subjectKey: string; readonly envelope: EventEnvelope; readonly traceparent?: string | undefined }
 
@@ -50,7 +61,7 @@ export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
     const nudge = (events: ReadonlyArray<{ readonly type: string }>) => Effect.sync(() => wakeups.nudge(events.map((e) => e.type)))
     /**
      * The pieces of staging, for a caller that writes the events as part of a statement of its own: the envelopes
-     * (ids made here), the INSERT of the outbox rows (RETURNING id, event_type, tenant_id, mode, subject_key, envelope), and the
+     * (ids made here), the INSERT of the outbox rows (RETURNING id, event_id, event_type, tenant_id, mode, subject_key), and the
      * INSERT of a pending row per event and consumer that wants it (its type, and the consumer's `interestedWhen`), for
      * the rows that a WITH query named `from` returns. (Postgres allows data-modifying WITH queries only at the top
      * level, so the caller names them there.) `traceparent`, given (tracing on), is kept with every event, for the
@@ -66,9 +77,12 @@ export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
       const columns = traceparent === undefined ? OUTBOX_COLUMNS : OUTBOX_COLUMNS_TRACED
       return {
         envelopes: envelopes.map((e) => e.envelope),
-        insertEvents: sql`${insertFromJson(sql, "outbox", columns, envelopes)} RETURNING id, event_type, tenant_id, mode, subject_key, envelope`,
+        insertEvents: sql`${insertFromJson(sql, "outbox", columns, envelopes)} RETURNING id, event_id, event_type, tenant_id, mode, subject_key`,
+        // The deposits' facts beside their rows (`EventFacts`, Registry.ts), so no consumer's condition parses an envelope.
         insertPending: (from: string) =>
           sql`INSERT INTO outbox_pending (consumer, outbox_id) SELECT c.consumer, o.id FROM ${sql(from)} o
+            LEFT JOIN json_to_recordset(${factsJson(events, envelopes)}::json) AS x(event_id text, risk_score int8, amount_kobo int8, status text)
+              ON x.event_id = o.event_id
             JOIN ${interests} AS c(consumer, event_type) ON ${join}`
       }
     }

@@ -4,7 +4,9 @@ import { Effect } from "effect"
 import * as fc from "fast-check"
 import { FLOW_TRIGGERS, type FlowConfig, planFirings, RULE_TRIGGERS, type RuleConfig } from "../../src/domain/Automation.js"
 import type { Mode } from "../../src/domain/Mode.js"
+import { BUILT_IN } from "../../services/Capabilities.js"
 import { Outbox } from "../../services/outbox/Outbox.js"
+import { interestJoin } from "../../services/outbox/Registry.js"
 import { expectStatus } from "../support/ApiHelpers.js"
 import { createAccount, testTenant } from "../support/Pipeline.js"
 import { call, makeTestApp } from "../support/TestApp.js"
@@ -86,6 +88,13 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000, excludeTestServices: t
       expect(yield* consumersOf(yield* deposit(t.tenantId, "live", "int-a"))).toEqual({ "transaction.reviewed": ALWAYS, "deposit.reconciled": ALWAYS })
       expect(yield* consumersOf(yield* deposit(other.tenantId, "test", "int-a"))).toEqual({ "transaction.reviewed": ALWAYS, "deposit.reconciled": ALWAYS })
     }))
+
+  it("no consumer's condition parses an event's envelope: a deposit's figures come as the staging statement's facts", () => {
+    // The envelope is json text: every `#>>` on it parsed the whole of it, in the reconciler's transaction (issue 33).
+    const join = interestJoin(BUILT_IN)
+    expect(join).toContain("x.risk_score")
+    expect(join).not.toContain("envelope")
+  })
 
   it.effect("a payment flow counts only while enabled", () =>
     Effect.gen(function* () {
