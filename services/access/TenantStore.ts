@@ -54,5 +54,7 @@ export const makeTenantStore = Effect.gen(function* () {
     readonly details: string | null
   }) => sql`INSERT INTO audit_log ${sql.insert(row)}`
 
-  return { insertTenant, insertProvider, insertBalances, find, list, setOnboarding, providerOf, providerByMerchantId, insertAudit } as const
+  const insertAuditMany = (rows: ReadonlyArray<Parameters<typeof insertAudit>[0]>) => sql`INSERT INTO audit_log ${sql.insert(rows)}`
+
+  return { insertTenant, insertProvider, insertBalances, find, list, setOnboarding, providerOf, providerByMerchantId, insertAudit, insertAuditMany } as const
 })

@@ -26,6 +26,16 @@ export interface ProviderCredentials {
   readonly webhookSecret: string
 }
 
+/** One audit-log entry: who did what to which subject, with optional details (stored as JSON). */
+export interface AuditEntry {
+  readonly tenantId: string
+  readonly mode: Mode | null
+  readonly actor: string
+  readonly action: string
+  readonly subject: string | null
+  readonly details?: unknown
+}
+
 /** Tenants, their onboarding, and their per-mode provider merchant id and webhook secret. */
 export class Tenants extends Effect.Service<Tenants>()("services/Tenants", {
   effect: Effect.gen(function* () {
@@ -106,24 +116,23 @@ export class Tenants extends Effect.Service<Tenants>()("services/Tenants", {
       return rows[0] ? unseal(rows[0]) : undefined
     })
 
-    const audit = Effect.fn("Tenants.audit")(function* (entry: {
-      tenantId: string
-      mode: Mode | null
-      actor: string
-      action: string
-      subject: string | null
-      details?: unknown
-    }) {
-      yield* store.insertAudit({
-        tenantId: entry.tenantId,
-        mode: entry.mode,
-        actor: entry.actor,
-        action: entry.action,
-        subject: entry.subject,
-        details: entry.details === undefined ? null : JSON.stringify(entry.details)
-      })
+    const auditRow = (entry: AuditEntry) => ({
+      tenantId: entry.tenantId,
+      mode: entry.mode,
+      actor: entry.actor,
+      action: entry.action,
+      subject: entry.subject,
+      details: entry.details === undefined ? null : JSON.stringify(entry.details)
+    })
+
+    const audit = Effect.fn("Tenants.audit")(function* (entry: AuditEntry) {
+      yield* store.insertAudit(auditRow(entry))
     }, Effect.orDie)
 
-    return { create, find, get, list, setOnboarding, requireApproved, providerFor, byMerchantId, audit } as const
+    /** Several `audit` entries in one statement, in the given order. */
+    const auditMany = (entries: ReadonlyArray<AuditEntry>) =>
+      entries.length === 0 ? Effect.void : store.insertAuditMany(entries.map(auditRow)).pipe(Effect.asVoid, Effect.orDie)
+
+    return { create, find, get, list, setOnboarding, requireApproved, providerFor, byMerchantId, audit, auditMany } as const
   })
 }) {}

@@ -183,6 +183,12 @@ export class AutomationStore extends Effect.Service<AutomationStore>()("services
       sql`UPDATE automation_runs SET steps = ${JSON.stringify(steps)}::jsonb, completed_at = now() WHERE id = ${id} AND completed_at IS NULL`.pipe(
         Effect.asVoid, Effect.orDie)
 
+    /** `completeRun` for several runs in one statement. */
+    const completeRuns = (done: ReadonlyArray<{ readonly id: string; readonly steps: ReadonlyArray<RunStep> }>) =>
+      done.length === 0 ? Effect.void : sql`UPDATE automation_runs r SET steps = u.steps, completed_at = now()
+        FROM json_to_recordset(${JSON.stringify(done)}::json) AS u(id text, steps jsonb)
+        WHERE r.id = u.id AND r.completed_at IS NULL`.pipe(Effect.asVoid, Effect.orDie)
+
     /** Completed flow runs, newest first. */
     const listFlowRuns = (scope: Scope, page: PageRequest) =>
       Effect.gen(function* () {
@@ -212,7 +218,7 @@ export class AutomationStore extends Effect.Service<AutomationStore>()("services
     return {
       listRules, countRules, insertRule, deleteRule,
       listFlows, countFlows, findFlow, insertFlow, replaceFlow, setEnabled, deleteFlow,
-      configsOf, insertRuns, openRuns, completeRun, listFlowRuns, recentDeposits
+      configsOf, insertRuns, openRuns, completeRun, completeRuns, listFlowRuns, recentDeposits
     } as const
   })
 }) {}

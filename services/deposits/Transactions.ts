@@ -106,6 +106,10 @@ export class Transactions extends Effect.Service<Transactions>()("services/Trans
       sql<TransactionRow>`SELECT ${cols} FROM transactions WHERE tenant_id = ${tenantId} AND mode = ${mode} AND reference = ${reference}
         ${lock ? sql`FOR UPDATE` : sql``}`.pipe(Effect.map((rows) => rows[0]))
 
+    /** The scope's transactions of several references, in no particular order (one probe of the reference index each). */
+    const findRows = (tenantId: string, mode: Mode, references: ReadonlyArray<string>) =>
+      sql<TransactionRow>`SELECT ${cols} FROM transactions WHERE tenant_id = ${tenantId} AND mode = ${mode} AND reference = ANY(${references}::text[])`
+
     const get = Effect.fn("Transactions.get")(function* (tenantId: string, mode: Mode, reference: string) {
       const row = yield* findRow(tenantId, mode, reference).pipe(Effect.orDie)
       if (!row) return yield* notFound("transaction", reference)
@@ -134,6 +138,6 @@ export class Transactions extends Effect.Service<Transactions>()("services/Trans
       }
     })
 
-    return { list, get, summary, findRow } as const
+    return { list, get, summary, findRow, findRows } as const
   })
 }) {}

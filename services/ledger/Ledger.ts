@@ -169,10 +169,17 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
       return posted.map((j) => j.journalId)
     })
 
+    const naturalSign = (account: string, sum: number) => (familyOf(account)?.kind === "liability" && sum !== 0 ? -sum : sum)
+
     /** An account's natural-sign balance from its entries (debit for assets, credit for liabilities). */
     const balance = Effect.fn("Ledger.balance")(function* (scope: Scope, account: string) {
-      const sum = yield* store.entriesSum(scope, account)
-      return familyOf(account)?.kind === "liability" && sum !== 0 ? -sum : sum
+      return naturalSign(account, yield* store.entriesSum(scope, account))
+    })
+
+    /** `balance` of several accounts of one scope in one statement: every account asked for (0 without entries). */
+    const balances = Effect.fn("Ledger.balances")(function* (scope: Scope, accounts: ReadonlyArray<string>) {
+      const sums = new Map((yield* store.entriesSums(scope, accounts)).map((r) => [r.account, Number(r.balance)]))
+      return new Map(accounts.map((a) => [a, naturalSign(a, sums.get(a) ?? 0)]))
     })
 
     /**
@@ -191,6 +198,6 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
     /** The tenant's available balance: the sum of its stripes, locked when `lock` (a step about to lower it). */
     const available = store.available
 
-    return { post, postAll, insertMany, applyGuarded, available, balance, receivable, flagReceivable } as const
+    return { post, postAll, insertMany, applyGuarded, available, balance, balances, receivable, flagReceivable } as const
   })
 }) {}

@@ -115,6 +115,12 @@ export const makeLedgerStore = Effect.gen(function* () {
         SELECT COALESCE(sum(amount_kobo), 0)::bigint AS balance FROM ledger_entries
         WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND account = ${account}`.pipe(Effect.orDie, Effect.map((rows) => rows[0]!.balance))
 
+  /** `entriesSum` of several accounts: a row per account that has entries. */
+  const entriesSums = (scope: Scope, accounts: ReadonlyArray<string>) =>
+    sql<{ account: string; balance: number }>`
+        SELECT account, sum(amount_kobo)::bigint AS balance FROM ledger_entries
+        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND account = ANY(${accounts}::text[]) GROUP BY account`.pipe(Effect.orDie)
+
   /** The tenant's receivable row in the scope's mode, locked as asked (see Ledger.receivable). */
   const receivable = (scope: Scope, lock?: "update" | "share") =>
     sql<{ balanceKobo: number }>`SELECT balance_kobo FROM ledger_balances
@@ -133,6 +139,6 @@ export const makeLedgerStore = Effect.gen(function* () {
 
   return {
     insertEntries, postEntries, postEntriesMany, raiseFreeStripe, raiseAnyStripe, lowerOneStripe, lockStripes, takeFromStripes,
-    lockRows, updateRows, insertRows, available, entriesSum, receivable, flagReceivable
+    lockRows, updateRows, insertRows, available, entriesSum, entriesSums, receivable, flagReceivable
   } as const
 })

@@ -25,6 +25,17 @@ export const toHold = (r: HoldRow): Hold => ({
   releasedAt: r.releasedAt?.toISOString() ?? null
 })
 
+/** A hold to place: the deposit, the hold's `seq` (one more than the deposit's last) and what it escrows. */
+export interface NewHold {
+  readonly reference: string
+  readonly virtualAccountId: string
+  readonly accountRef: string
+  readonly seq: number
+  readonly heldKobo: number
+  readonly reason: string | null
+  readonly actor: string
+}
+
 /** The SQL of escrow holds (one row per deposit): one function per statement. */
 export class HoldStore extends Effect.Service<HoldStore>()("services/transfers/HoldStore", {
   effect: Effect.gen(function* () {
@@ -37,10 +48,27 @@ export class HoldStore extends Effect.Service<HoldStore>()("services/transfers/H
         Effect.orDie
       )
 
+    /** The scope's holds of several deposits, locked when `lock`. */
+    const findMany = (scope: Scope, references: ReadonlyArray<string>, lock = false) =>
+      sql<HoldRow>`SELECT reference, virtual_account_id, account_ref, seq, held_kobo, status, reason, created_at, released_at FROM holds
+        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = ANY(${references}::text[])
+        ORDER BY reference ${lock ? sql`FOR UPDATE` : sql``}`.pipe(Effect.orDie)
+
     /** Places (or places again, with the next `seq`) the deposit's hold. */
-    const place = (scope: Scope, h: { reference: string; virtualAccountId: string; accountRef: string; seq: number; heldKobo: number; reason: string | null; actor: string }) =>
+    const place = (scope: Scope, h: NewHold) =>
       sql`INSERT INTO holds (tenant_id, mode, reference, virtual_account_id, account_ref, seq, held_kobo, status, reason, created_by)
         VALUES (${scope.tenantId}, ${scope.mode}, ${h.reference}, ${h.virtualAccountId}, ${h.accountRef}, ${h.seq}, ${h.heldKobo}, 'Held', ${h.reason}, ${h.actor})
+        ON CONFLICT (tenant_id, mode, reference) DO UPDATE SET seq = EXCLUDED.seq, held_kobo = EXCLUDED.held_kobo, status = 'Held',
+          reason = EXCLUDED.reason, created_by = EXCLUDED.created_by, created_at = now(), released_at = NULL`.pipe(Effect.asVoid, Effect.orDie)
+
+    /** `place` for several deposits (each reference once) in one statement. */
+    const placeMany = (scope: Scope, holds: ReadonlyArray<NewHold>) =>
+      holds.length === 0 ? Effect.void : sql`INSERT INTO holds (tenant_id, mode, reference, virtual_account_id, account_ref, seq, held_kobo, status, reason, created_by)
+        SELECT ${scope.tenantId}, ${scope.mode}, u.reference, u.virtual_account_id, u.account_ref, u.seq, u.held_kobo, 'Held', u.reason, u.actor
+        FROM json_to_recordset(${JSON.stringify(holds.map((h) => ({
+          reference: h.reference, virtual_account_id: h.virtualAccountId, account_ref: h.accountRef, seq: h.seq, held_kobo: h.heldKobo, reason: h.reason, actor: h.actor
+        })))}::json) AS u(reference text, virtual_account_id text, account_ref text, seq int, held_kobo int8, reason text, actor text)
+        ORDER BY u.reference
         ON CONFLICT (tenant_id, mode, reference) DO UPDATE SET seq = EXCLUDED.seq, held_kobo = EXCLUDED.held_kobo, status = 'Held',
           reason = EXCLUDED.reason, created_by = EXCLUDED.created_by, created_at = now(), released_at = NULL`.pipe(Effect.asVoid, Effect.orDie)
 
@@ -65,6 +93,6 @@ export class HoldStore extends Effect.Service<HoldStore>()("services/transfers/H
           AND (created_by LIKE 'rule:%' OR created_by LIKE 'flow:%')
         ORDER BY created_at, reference`.pipe(Effect.orDie)
 
-    return { find, place, close, holdReturned, activeAutomationHolds } as const
+    return { find, findMany, place, placeMany, close, holdReturned, activeAutomationHolds } as const
   })
 }) {}

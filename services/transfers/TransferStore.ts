@@ -126,6 +126,11 @@ export class TransferStore extends Effect.Service<TransferStore>()("services/tra
       sql<TransferRow>`${select} WHERE t.tenant_id = ${scope.tenantId} AND t.mode = ${scope.mode} AND t.deposit_reference = ${depositReference}
         AND t.source = 'refund' ORDER BY t.created_at DESC, t.id DESC`.pipe(Effect.orDie)
 
+    /** `refundsOf` for several deposits at once, in no particular order. */
+    const refundsOfMany = (scope: Scope, depositReferences: ReadonlyArray<string>) =>
+      sql<TransferRow>`${select} WHERE t.tenant_id = ${scope.tenantId} AND t.mode = ${scope.mode} AND t.deposit_reference = ANY(${depositReferences}::text[])
+        AND t.source = 'refund'`.pipe(Effect.orDie)
+
     const list = (scope: Scope, limit: number, afterId: string | undefined) =>
       sql<TransferRow>`${select} WHERE t.tenant_id = ${scope.tenantId} AND t.mode = ${scope.mode}
         ${afterId === undefined ? sql`` : sql`AND (t.created_at, t.id) < (SELECT created_at, id FROM transfers WHERE id = ${afterId})`}
@@ -134,6 +139,6 @@ export class TransferStore extends Effect.Service<TransferStore>()("services/tra
     const idOf = (scope: Scope, merchantTxRef: string) =>
       sql<{ id: string }>`SELECT id FROM transfers WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND merchant_tx_ref = ${merchantTxRef}`
 
-    return { find, lockAccount, insert, takeOver, renewLease, markSent, markOutcome, due, refundsOf, list, idOf } as const
+    return { find, lockAccount, insert, takeOver, renewLease, markSent, markOutcome, due, refundsOf, refundsOfMany, list, idOf } as const
   })
 }) {}
