@@ -1,12 +1,20 @@
-import type { Transaction } from "../../src/contract/Deposits.js"
-import type { VirtualAccount } from "../../src/contract/Accounts.js"
+import { Schema } from "effect"
+import { Transaction } from "../../src/contract/Deposits.js"
+import { VirtualAccount } from "../../src/contract/Accounts.js"
 import type { DepositFacts } from "../../src/domain/Automation.js"
 
-/** What a `deposit.reconciled` event carries that rules and flows read. */
-export interface ReconciledData {
-  readonly transaction: Transaction
-  readonly account: VirtualAccount | null
-}
+/**
+ * What rules and flows read of a `deposit.reconciled` event's data: the fields `depositFactsOf` reads, with the
+ * catalogue's schemas for them (src/contract/Events.ts `DepositData`; the other fields are not decoded). Decoding the
+ * whole deposit and account cost the planner about 30 us an event on the service's main thread (issue 33, the heavy
+ * bench's profile).
+ */
+export const ReconciledFactsData = Schema.Struct({
+  transaction: Transaction.pick("reference", "accountRef", "amountKobo", "riskScore", "status", "reconciliationStatus"),
+  account: Schema.NullOr(VirtualAccount.pick("expectedAmountKobo", "overpayment", "deficit"))
+})
+export type ReconciledData = typeof ReconciledFactsData.Type
+export const decodeReconciledFacts = Schema.decodeUnknownEither(ReconciledFactsData)
 
 /**
  * The facts of a reconciled deposit, from its `deposit.reconciled` event (the account as this deposit left it); none

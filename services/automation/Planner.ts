@@ -1,13 +1,13 @@
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Effect, Either, Layer } from "effect"
 import { type FlowConfig, planFirings, type RuleConfig } from "../../src/domain/Automation.js"
 import { newId } from "../../src/domain/Ids.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { AUTOMATION, AUTOMATION_FIRED } from "../outbox/Registry.js"
-import { type Consumer, type DecodedEvent, makeConsumerRunner } from "../outbox/Runner.js"
+import { type ConsumedEvent, type Consumer, makeConsumerRunner, MalformedEvent } from "../outbox/Runner.js"
 import { AutomationSettings, runnerOptionsOf } from "./AutomationSettings.js"
 import { Outbox } from "../outbox/Outbox.js"
 import { AutomationStore, type NewRun } from "./AutomationStore.js"
-import { depositFactsOf } from "./DepositFacts.js"
+import { decodeReconciledFacts, depositFactsOf, type ReconciledData } from "./DepositFacts.js"
 
 const scopeKey = (s: Scope) => `${s.tenantId}\u0000${s.mode}`
 
@@ -28,7 +28,7 @@ const byScope = <T extends Scope>(rows: ReadonlyArray<T>) => {
  * new run, an internal `internal.automation.fired` event for the actor, all in the runner's transaction. It applies
  * nothing itself: each firing is the actor's own unit of work, retried and dead-lettered alone.
  */
-export const plan = (events: ReadonlyArray<DecodedEvent<"deposit.reconciled">>) =>
+export const plan = (events: ReadonlyArray<PlannedEvent>) =>
   Effect.gen(function* () {
     const store = yield* AutomationStore
     const outbox = yield* Outbox
@@ -59,9 +59,33 @@ export const plan = (events: ReadonlyArray<DecodedEvent<"deposit.reconciled">>) 
     })))
   })
 
-const PLANNER_TYPES = ["deposit.reconciled"] as const
+/** A `deposit.reconciled` event with what the planner reads of its data. */
+type PlannedEvent = ConsumedEvent & { readonly data: ReconciledData }
 
-export const plannerConsumer: Consumer<AutomationStore | Outbox, "deposit.reconciled"> = { ...AUTOMATION, decode: PLANNER_TYPES, handle: plan }
+/**
+ * Each event's data through `decodeReconciledFacts` (only the fields rules and flows read), not the runner's decoding
+ * of the whole deposit; an event that does not decode fails as a `MalformedEvent`, which the runner dead-letters at
+ * once, as its own decoding would.
+ */
+const decodeFacts = (events: ReadonlyArray<ConsumedEvent>) =>
+  Effect.forEach(events, (e) => {
+    let data: unknown
+    try {
+      data = (JSON.parse(e.envelopeJson) as { readonly data?: unknown }).data
+    } catch (error) {
+      return Effect.fail(new MalformedEvent({ eventType: e.eventType, reason: `its envelope is not JSON: ${String(error)}` }))
+    }
+    return Either.match(decodeReconciledFacts(data), {
+      onLeft: (error) => Effect.fail(new MalformedEvent({ eventType: e.eventType, reason: error.message })),
+      onRight: (decoded) => Effect.succeed<PlannedEvent>({ ...e, data: decoded })
+    })
+  })
+
+export const plannerConsumer: Consumer<AutomationStore | Outbox> = {
+  ...AUTOMATION,
+  withEnvelope: true,
+  handle: (events) => Effect.flatMap(decodeFacts(events), plan)
+}
 
 export const AutomationPlannerLive = Layer.scopedDiscard(
   Effect.flatMap(AutomationSettings, (s) => Effect.flatMap(makeConsumerRunner(plannerConsumer, runnerOptionsOf(s)), (r) => r.start))
