@@ -30,3 +30,22 @@ export const integerArray = (values: ReadonlyArray<number>): string => {
   }
   return `${out}}`
 }
+
+/**
+ * The literal of an array parameter of any statement (PreparingClient, src/db/PreparedStatements.ts): `textArray` when
+ * every element is a string or null, `integerArray` when every element is a safe integer; undefined for anything else
+ * (nested arrays, dates, booleans, fractions, mixed), which the driver serialises itself. The driver's serialisation
+ * of an array allocated about 3 KB per deposit on the service's main thread in the consumers' id and key arrays
+ * (issue 33: an allocation profile of the bench, `arrayString` in pg/lib/utils.js).
+ */
+export const arrayLiteral = (values: ReadonlyArray<unknown>): string | undefined => {
+  let texts = true
+  let integers = true
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]
+    if (texts && v !== null && typeof v !== "string") texts = false
+    if (integers && !(typeof v === "number" && Number.isSafeInteger(v))) integers = false
+    if (!texts && !integers) return undefined
+  }
+  return texts ? textArray(values as ReadonlyArray<string | null>) : integerArray(values as ReadonlyArray<number>)
+}

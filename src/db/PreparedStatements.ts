@@ -1,4 +1,5 @@
 import pg from "pg"
+import { arrayLiteral } from "./PgArray.js"
 
 /**
  * Statements whose text keeps coming back run as named prepared statements: Postgres parses (and, once it settles on
@@ -58,13 +59,32 @@ export class StatementNames {
 /** One per process: a name stands for the same text on every connection (each connection parses it on first use). */
 const processNames = new StatementNames()
 
-/** A pg Client that runs repeated parameterised statements as named prepared statements (see above). */
+/** The parameters with each array of strings or of integers as its Postgres literal (`arrayLiteral`, PgArray.ts). */
+const withArrayLiterals = (values: ReadonlyArray<unknown>): ReadonlyArray<unknown> => {
+  let out: Array<unknown> | undefined
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]
+    if (!Array.isArray(v)) continue
+    const literal = arrayLiteral(v)
+    if (literal === undefined) continue
+    out ??= values.slice()
+    out[i] = literal
+  }
+  return out ?? values
+}
+
+/**
+ * A pg Client that runs repeated parameterised statements as named prepared statements (see above), and sends array
+ * parameters of strings or integers as literals it builds itself.
+ */
 export class PreparingClient extends pg.Client {
   // pg's query() is overloaded (text, config object or submittable); only text with a values array is renamed.
   override query(config: any, values?: any, callback?: any): any {
     if (typeof config === "string" && Array.isArray(values) && values.length > 0) {
+      const params: Array<any> = withArrayLiterals(values) as Array<any>
       const name = processNames.nameFor(config)
-      if (name !== undefined) return super.query({ name, text: config, values }, callback)
+      if (name !== undefined) return super.query({ name, text: config, values: params }, callback)
+      return super.query(config, params, callback)
     }
     return super.query(config, values, callback)
   }

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { integerArray, textArray } from "../../src/db/PgArray.js"
+import { arrayLiteral, integerArray, textArray } from "../../src/db/PgArray.js"
 import { TestSql } from "../support/TestApp.js"
 
 const ODD = ["", "NULL", "null", "plain", 'say "hi"', "back\\slash", '\\"', "{braces}", "a,b", " spaced ", "tab\there", "line\nbreak",
@@ -11,6 +11,13 @@ describe("PgArray literals", () => {
   it("quotes every text element, escapes only quote and backslash, writes null as NULL", () => {
     expect(textArray([])).toBe("{}")
     expect(textArray(["a", null, "NULL", 'x"y', "p\\q"])).toBe('{"a",NULL,"NULL","x\\"y","p\\\\q"}')
+  })
+
+  it("takes an array parameter of strings (and nulls) or of safe integers, and leaves any other to the driver", () => {
+    expect(arrayLiteral([])).toBe("{}")
+    expect(arrayLiteral(["a", null, 'x"y'])).toBe(textArray(["a", null, 'x"y']))
+    expect(arrayLiteral([3, -1, 0])).toBe("{3,-1,0}")
+    for (const other of [[1, "a"], [1, null], [1.5], [true], [new Date(0)], [["a"]], [undefined], [10n]]) expect(arrayLiteral(other)).toBeUndefined()
   })
 
   it("writes integers bare and refuses anything else", () => {
@@ -37,6 +44,26 @@ layer(TestSql)("PgArray literals on the real Postgres", (it) => {
       const [t] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM unnest(${textArray(times)}::timestamptz[]) AS u(at)
         WHERE at IN ('2026-11-21T08:00:00Z'::timestamptz, '2026-01-01T23:59:59.999Z'::timestamptz)`
       expect(t!.n).toBe(2)
+    }))
+
+  it.effect("a statement's JavaScript array parameters reach Postgres as the same values, in the service's client", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const texts = [...ODD, null]
+      const ids = [1, 42, 9007199254740991, -7, 0]
+      const dates = [new Date("2026-11-21T08:00:00.000Z"), new Date("2026-01-01T23:59:59.999Z")]
+      // Three times: the third runs as a named prepared statement, the first two unnamed (both paths convert).
+      for (let i = 0; i < 3; i++) {
+        const [r] = yield* sql<{ t: ReadonlyArray<string | null>; b: ReadonlyArray<string>; hit: boolean; d: number; mixed: ReadonlyArray<string | null> }>`
+          SELECT ${texts}::text[] AS t, ${ids}::bigint[] AS b, 42 = ANY(${ids}::bigint[]) AS hit,
+            (SELECT count(*)::int FROM unnest(${dates}::timestamptz[]) AS u(at) WHERE at = '2026-11-21T08:00:00Z'::timestamptz) AS d,
+            ${[1, null, "x"]}::text[] AS mixed /* array-params-probe */`
+        expect(r!.t).toEqual(texts)
+        expect(r!.b.map(Number)).toEqual(ids)
+        expect(r!.hit).toBe(true)
+        expect(r!.d).toBe(1)
+        expect(r!.mixed).toEqual(["1", null, "x"])
+      }
     }))
 
   it.effect("bigint[] and int[] round-trip, with = ANY as the hot statements use it", () =>
