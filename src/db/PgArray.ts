@@ -11,6 +11,13 @@ const ESCAPED = /["\\]/g
 
 /** `{"a","b",NULL}`: every element quoted, `"` and `\` escaped; null is SQL NULL (the string "NULL" stays a string). */
 export const textArray = (values: ReadonlyArray<string | null>): string => {
+  // Usually no element is null or needs escaping: one join, not a string per element.
+  let plain = true
+  for (let i = 0; i < values.length && plain; i++) {
+    const v = values[i]!
+    if (v === null || NEEDS_ESCAPE.test(v)) plain = false
+  }
+  if (plain) return values.length === 0 ? "{}" : `{"${values.join('","')}"}`
   let out = "{"
   for (let i = 0; i < values.length; i++) {
     const v = values[i]!
@@ -22,13 +29,11 @@ export const textArray = (values: ReadonlyArray<string | null>): string => {
 
 /** `{1,2,3}` for int4[] / int8[] parameters; only integers (a kobo amount or an id is never anything else). */
 export const integerArray = (values: ReadonlyArray<number>): string => {
-  let out = "{"
   for (let i = 0; i < values.length; i++) {
     const v = values[i]!
     if (!Number.isSafeInteger(v)) throw new Error(`integerArray: ${v} is not a safe integer`)
-    out += i > 0 ? `,${v}` : `${v}`
   }
-  return `${out}}`
+  return `{${values.join(",")}}`
 }
 
 /**
