@@ -3,7 +3,7 @@ import { type FlowConfig, planFirings, type RuleConfig } from "../../src/domain/
 import { newId } from "../../src/domain/Ids.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { AUTOMATION, AUTOMATION_FIRED } from "../outbox/Registry.js"
-import { type ConsumedEvent, type Consumer, makeConsumerRunner, MalformedEvent } from "../outbox/Runner.js"
+import { type ConsumedEvent, type Consumer, decodeData, makeConsumerRunner } from "../outbox/Runner.js"
 import { AutomationSettings, runnerOptionsOf } from "./AutomationSettings.js"
 import { Outbox } from "../outbox/Outbox.js"
 import { AutomationStore, type NewRun } from "./AutomationStore.js"
@@ -68,18 +68,7 @@ type PlannedEvent = ConsumedEvent & { readonly data: ReconciledData }
  * once, as its own decoding would.
  */
 const decodeFacts = (events: ReadonlyArray<ConsumedEvent>) =>
-  Effect.forEach(events, (e) => {
-    let data: unknown
-    try {
-      data = (JSON.parse(e.envelopeJson) as { readonly data?: unknown }).data
-    } catch (error) {
-      return Effect.fail(new MalformedEvent({ eventType: e.eventType, reason: `its envelope is not JSON: ${String(error)}` }))
-    }
-    return Either.match(decodeReconciledFacts(data), {
-      onLeft: (error) => Effect.fail(new MalformedEvent({ eventType: e.eventType, reason: error.message })),
-      onRight: (decoded) => Effect.succeed<PlannedEvent>({ ...e, data: decoded })
-    })
-  })
+  Effect.forEach(events, (e) => Either.map(decodeData(e, decodeReconciledFacts), (data): PlannedEvent => ({ ...e, data })))
 
 export const plannerConsumer: Consumer<AutomationStore | Outbox> = {
   ...AUTOMATION,

@@ -80,17 +80,22 @@ export const decodingOf = <R, T extends EventType>(consumer: Consumer<R, T>) => 
       const reason = isEventType(e.eventType) ? `consumer ${consumer.name} does not read this type` : "not a type of the event catalogue"
       return Either.left(new MalformedEvent({ eventType: e.eventType, reason }))
     }
-    let data: unknown
-    try {
-      data = (JSON.parse(e.envelopeJson) as { readonly data?: unknown }).data
-    } catch (error) {
-      return Either.left(new MalformedEvent({ eventType: e.eventType, reason: `its envelope is not JSON: ${String(error)}` }))
-    }
-    return Either.match(decoder(data), {
-      onLeft: (error) => Either.left(new MalformedEvent({ eventType: e.eventType, reason: error.message })),
-      onRight: (decoded) => Either.right({ ...e, envelopeJson: consumer.withEnvelope ? e.envelopeJson : "", data: decoded } as DecodedEvent<T>)
-    })
+    return Either.map(decodeData(e, decoder), (decoded) => ({ ...e, envelopeJson: consumer.withEnvelope ? e.envelopeJson : "", data: decoded } as DecodedEvent<T>))
   }
   return { decodeOne, handle: consumer.handle }
+}
+
+/**
+ * The `data` of an event's envelope text through a decoder, or the `MalformedEvent` the runner dead-letters at once: the
+ * runner's decoding, and a consumer's own with a schema of just what it reads (the automation planner's).
+ */
+export const decodeData = <A>(e: ConsumedEvent, decoder: (data: unknown) => Either.Either<A, { readonly message: string }>): Either.Either<A, MalformedEvent> => {
+  let data: unknown
+  try {
+    data = (JSON.parse(e.envelopeJson) as { readonly data?: unknown }).data
+  } catch (error) {
+    return Either.left(new MalformedEvent({ eventType: e.eventType, reason: `its envelope is not JSON: ${String(error)}` }))
+  }
+  return Either.mapLeft(decoder(data), (error) => new MalformedEvent({ eventType: e.eventType, reason: error.message }))
 }
 
