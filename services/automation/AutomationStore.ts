@@ -179,11 +179,7 @@ export class AutomationStore extends Effect.Service<AutomationStore>()("services
     const openRuns = (ids: ReadonlyArray<string>) =>
       sql<RunRow>`SELECT ${runCols} FROM automation_runs WHERE id = ANY(${ids}::text[]) AND completed_at IS NULL FOR UPDATE`.pipe(Effect.orDie)
 
-    const completeRun = (id: string, steps: ReadonlyArray<RunStep>) =>
-      sql`UPDATE automation_runs SET steps = ${JSON.stringify(steps)}::jsonb, completed_at = now() WHERE id = ${id} AND completed_at IS NULL`.pipe(
-        Effect.asVoid, Effect.orDie)
-
-    /** `completeRun` for several runs in one statement. */
+    /** Completes runs (each with its steps and their outcomes) in one statement; a run completed before is left as it is. */
     const completeRuns = (done: ReadonlyArray<{ readonly id: string; readonly steps: ReadonlyArray<RunStep> }>) =>
       done.length === 0 ? Effect.void : sql`UPDATE automation_runs r SET steps = u.steps, completed_at = now()
         FROM json_to_recordset(${JSON.stringify(done)}::json) AS u(id text, steps jsonb)
@@ -218,7 +214,7 @@ export class AutomationStore extends Effect.Service<AutomationStore>()("services
     return {
       listRules, countRules, insertRule, deleteRule,
       listFlows, countFlows, findFlow, insertFlow, replaceFlow, setEnabled, deleteFlow,
-      configsOf, insertRuns, openRuns, completeRun, completeRuns, listFlowRuns, recentDeposits
+      configsOf, insertRuns, openRuns, completeRuns, listFlowRuns, recentDeposits
     } as const
   })
 }) {}
