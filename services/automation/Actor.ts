@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import type { RunStep } from "../../src/contract/Automation.js"
 import { type FlowAction, nairaText } from "../../src/domain/Automation.js"
-import type { Scope } from "../../src/domain/Mode.js"
+import { byScope, type Scope } from "../../src/domain/Mode.js"
 import { AUTOMATION_ACTIONS, AUTOMATION_FIRED } from "../outbox/Registry.js"
 import { type Consumer, makeConsumerRunner, type RunnerOptions } from "../outbox/Runner.js"
 import { AutomationSettings, runnerOptionsOf } from "./AutomationSettings.js"
@@ -47,11 +47,6 @@ const actorOf = (run: RunRow) => `${run.source}:${run.sourceId}`
 /** The run's action when it has exactly one. */
 const soleAction = (run: RunRow): FlowAction | undefined => (run.config.actions.length === 1 ? run.config.actions[0] : undefined)
 
-const pushTo = <K, V>(map: Map<K, Array<V>>, key: K, value: V) => {
-  const list = map.get(key)
-  if (list) list.push(value)
-  else map.set(key, [value])
-}
 
 /**
  * The actor: applies each fired rule or flow, its actions top to bottom, and completes its run with a human-readable
@@ -99,12 +94,8 @@ export class AutomationActor extends Effect.Service<AutomationActor>()("services
     const holdAll = (runs: ReadonlyArray<RunRow>) =>
       Effect.gen(function* () {
         const outcomes = new Map<string, string>()
-        const byScope = new Map<string, Array<RunRow>>()
-        for (const run of runs) {
-          if (!run.facts.credited) outcomes.set(run.id, AWAITS_REVIEW)
-          else pushTo(byScope, `${run.tenantId}|${run.mode}`, run)
-        }
-        for (const group of byScope.values()) {
+        for (const run of runs) if (!run.facts.credited) outcomes.set(run.id, AWAITS_REVIEW)
+        for (const group of byScope(runs.filter((run) => run.facts.credited)).values()) {
           const scope: Scope = { tenantId: group[0]!.tenantId, mode: group[0]!.mode }
           const results = yield* holds.holdUpToMany(scope, group.map((run) => ({
             reference: run.transactionReference, upToKobo: run.config.holdKobo, reason: run.config.why, actor: actorOf(run)
@@ -128,10 +119,8 @@ export class AutomationActor extends Effect.Service<AutomationActor>()("services
     /** Runs whose one action is `notify` (or one run's `notify` step), at once: one read of their deposits, one staging. */
     const notifyAll = (runs: ReadonlyArray<RunRow>) =>
       Effect.gen(function* () {
-        const byScope = new Map<string, Array<RunRow>>()
-        for (const run of runs) pushTo(byScope, `${run.tenantId}|${run.mode}`, run)
         const rows = new Map<string, TransactionRow>()
-        for (const group of byScope.values()) {
+        for (const group of byScope(runs).values()) {
           const found = yield* transactions.findRows(group[0]!.tenantId, group[0]!.mode, group.map((r) => r.transactionReference)).pipe(Effect.orDie)
           for (const row of found) rows.set(`${row.tenantId}|${row.mode}|${row.reference}`, row)
         }

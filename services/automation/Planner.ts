@@ -1,25 +1,13 @@
 import { Clock, Effect, Either, Layer } from "effect"
 import { type FlowConfig, planFirings, type RuleConfig } from "../../src/domain/Automation.js"
 import { newId } from "../../src/domain/Ids.js"
-import type { Scope } from "../../src/domain/Mode.js"
+import { byScope, type Scope, scopeKey } from "../../src/domain/Mode.js"
 import { AUTOMATION, AUTOMATION_FIRED } from "../outbox/Registry.js"
 import { type ConsumedEvent, type Consumer, decodeData, makeConsumerRunner } from "../outbox/Runner.js"
 import { AutomationSettings, runnerOptionsOf } from "./AutomationSettings.js"
 import { Outbox } from "../outbox/Outbox.js"
 import { AutomationStore, type NewRun } from "./AutomationStore.js"
 import { decodeReconciledFacts, depositFactsOf, type ReconciledData } from "./DepositFacts.js"
-
-const scopeKey = (s: Scope) => `${s.tenantId}\u0000${s.mode}`
-
-const byScope = <T extends Scope>(rows: ReadonlyArray<T>) => {
-  const out = new Map<string, Array<T>>()
-  for (const r of rows) {
-    const list = out.get(scopeKey(r))
-    if (list) list.push(r)
-    else out.set(scopeKey(r), [r])
-  }
-  return out
-}
 
 /**
  * The planner: for each reconciled deposit, which of its tenant's rules and enabled flows it fires (src/domain/

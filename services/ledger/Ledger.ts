@@ -169,18 +169,20 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
       return posted.map((j) => j.journalId)
     })
 
-    const naturalSign = (account: string, sum: number) => (familyOf(account)?.kind === "liability" && sum !== 0 ? -sum : sum)
-
-    /** An account's natural-sign balance from its entries (debit for assets, credit for liabilities). */
-    const balance = Effect.fn("Ledger.balance")(function* (scope: Scope, account: string) {
-      return naturalSign(account, yield* store.entriesSum(scope, account))
-    })
-
-    /** `balance` of several accounts of one scope in one statement: every account asked for (0 without entries). */
+    /**
+     * Accounts' natural-sign balances from their entries (debit for assets, credit for liabilities), of one scope in one
+     * statement: every account asked for (0 without entries).
+     */
     const balances = Effect.fn("Ledger.balances")(function* (scope: Scope, accounts: ReadonlyArray<string>) {
       const sums = new Map((yield* store.entriesSums(scope, accounts)).map((r) => [r.account, Number(r.balance)]))
-      return new Map(accounts.map((a) => [a, naturalSign(a, sums.get(a) ?? 0)]))
+      return new Map(accounts.map((a) => {
+        const sum = sums.get(a) ?? 0
+        return [a, familyOf(a)?.kind === "liability" && sum !== 0 ? -sum : sum]
+      }))
     })
+
+    /** One account's natural-sign balance (`balances`). */
+    const balance = (scope: Scope, account: string) => Effect.map(balances(scope, [account]), (b) => b.get(account)!)
 
     /**
      * What the tenant owes in the scope's mode for late reversals (its `tenant_receivable` row), locked `FOR UPDATE` by

@@ -109,13 +109,7 @@ export const makeLedgerStore = Effect.gen(function* () {
       Effect.orDie
     )
 
-  /** The sum of an account's entries (debits positive). */
-  const entriesSum = (scope: Scope, account: string) =>
-    sql<{ balance: number }>`
-        SELECT COALESCE(sum(amount_kobo), 0)::bigint AS balance FROM ledger_entries
-        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND account = ${account}`.pipe(Effect.orDie, Effect.map((rows) => rows[0]!.balance))
-
-  /** `entriesSum` of several accounts: a row per account that has entries. */
+  /** The sum of each account's entries (debits positive): a row per account that has entries. */
   const entriesSums = (scope: Scope, accounts: ReadonlyArray<string>) =>
     sql<{ account: string; balance: number }>`
         SELECT account, sum(amount_kobo)::bigint AS balance FROM ledger_entries
@@ -139,6 +133,6 @@ export const makeLedgerStore = Effect.gen(function* () {
 
   return {
     insertEntries, postEntries, postEntriesMany, raiseFreeStripe, raiseAnyStripe, lowerOneStripe, lockStripes, takeFromStripes,
-    lockRows, updateRows, insertRows, available, entriesSum, entriesSums, receivable, flagReceivable
+    lockRows, updateRows, insertRows, available, entriesSums, receivable, flagReceivable
   } as const
 })

@@ -41,27 +41,20 @@ export class HoldStore extends Effect.Service<HoldStore>()("services/transfers/H
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
+    const selectHolds = sql`SELECT reference, virtual_account_id, account_ref, seq, held_kobo, status, reason, created_at, released_at FROM holds`
+
     const find = (scope: Scope, reference: string, lock = false) =>
-      sql<HoldRow>`SELECT reference, virtual_account_id, account_ref, seq, held_kobo, status, reason, created_at, released_at FROM holds
-        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = ${reference} ${lock ? sql`FOR UPDATE` : sql``}`.pipe(
+      sql<HoldRow>`${selectHolds} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = ${reference} ${lock ? sql`FOR UPDATE` : sql``}`.pipe(
         Effect.map((rows) => rows[0]),
         Effect.orDie
       )
 
     /** The scope's holds of several deposits, locked when `lock`. */
     const findMany = (scope: Scope, references: ReadonlyArray<string>, lock = false) =>
-      sql<HoldRow>`SELECT reference, virtual_account_id, account_ref, seq, held_kobo, status, reason, created_at, released_at FROM holds
-        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = ANY(${references}::text[])
+      sql<HoldRow>`${selectHolds} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = ANY(${references}::text[])
         ORDER BY reference ${lock ? sql`FOR UPDATE` : sql``}`.pipe(Effect.orDie)
 
-    /** Places (or places again, with the next `seq`) the deposit's hold. */
-    const place = (scope: Scope, h: NewHold) =>
-      sql`INSERT INTO holds (tenant_id, mode, reference, virtual_account_id, account_ref, seq, held_kobo, status, reason, created_by)
-        VALUES (${scope.tenantId}, ${scope.mode}, ${h.reference}, ${h.virtualAccountId}, ${h.accountRef}, ${h.seq}, ${h.heldKobo}, 'Held', ${h.reason}, ${h.actor})
-        ON CONFLICT (tenant_id, mode, reference) DO UPDATE SET seq = EXCLUDED.seq, held_kobo = EXCLUDED.held_kobo, status = 'Held',
-          reason = EXCLUDED.reason, created_by = EXCLUDED.created_by, created_at = now(), released_at = NULL`.pipe(Effect.asVoid, Effect.orDie)
-
-    /** `place` for several deposits (each reference once) in one statement. */
+    /** Places (or places again, with the next `seq`) each deposit's hold (each reference once) in one statement. */
     const placeMany = (scope: Scope, holds: ReadonlyArray<NewHold>) =>
       holds.length === 0 ? Effect.void : sql`INSERT INTO holds (tenant_id, mode, reference, virtual_account_id, account_ref, seq, held_kobo, status, reason, created_by)
         SELECT ${scope.tenantId}, ${scope.mode}, u.reference, u.virtual_account_id, u.account_ref, u.seq, u.held_kobo, 'Held', u.reason, u.actor
@@ -71,6 +64,9 @@ export class HoldStore extends Effect.Service<HoldStore>()("services/transfers/H
         ORDER BY u.reference
         ON CONFLICT (tenant_id, mode, reference) DO UPDATE SET seq = EXCLUDED.seq, held_kobo = EXCLUDED.held_kobo, status = 'Held',
           reason = EXCLUDED.reason, created_by = EXCLUDED.created_by, created_at = now(), released_at = NULL`.pipe(Effect.asVoid, Effect.orDie)
+
+    /** Places (or places again, with the next `seq`) the deposit's hold. */
+    const place = (scope: Scope, h: NewHold) => placeMany(scope, [h])
 
     const close = (scope: Scope, reference: string, status: "Released" | "Refunded") =>
       sql`UPDATE holds SET status = ${status}, released_at = now() WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = ${reference}`

@@ -122,14 +122,12 @@ export class TransferStore extends Effect.Service<TransferStore>()("services/tra
         WHERE status IN ('Pending', 'Processing') AND lease_until < now() ORDER BY lease_until LIMIT ${limit}`.pipe(Effect.orDie)
 
     /** A deposit's refund transfers, latest first. */
-    const refundsOf = (scope: Scope, depositReference: string) =>
-      sql<TransferRow>`${select} WHERE t.tenant_id = ${scope.tenantId} AND t.mode = ${scope.mode} AND t.deposit_reference = ${depositReference}
-        AND t.source = 'refund' ORDER BY t.created_at DESC, t.id DESC`.pipe(Effect.orDie)
-
-    /** `refundsOf` for several deposits at once, in no particular order. */
+    /** The refunds of several deposits, newest first. */
     const refundsOfMany = (scope: Scope, depositReferences: ReadonlyArray<string>) =>
       sql<TransferRow>`${select} WHERE t.tenant_id = ${scope.tenantId} AND t.mode = ${scope.mode} AND t.deposit_reference = ANY(${depositReferences}::text[])
-        AND t.source = 'refund'`.pipe(Effect.orDie)
+        AND t.source = 'refund' ORDER BY t.created_at DESC, t.id DESC`.pipe(Effect.orDie)
+
+    const refundsOf = (scope: Scope, depositReference: string) => refundsOfMany(scope, [depositReference])
 
     const list = (scope: Scope, limit: number, afterId: string | undefined) =>
       sql<TransferRow>`${select} WHERE t.tenant_id = ${scope.tenantId} AND t.mode = ${scope.mode}
