@@ -13,7 +13,8 @@ import { Effect } from "effect"
  *   are sums over these rows (a few per day), whatever the number of accounts.
  * - `insight_receivables`: what each account contributed (one row per receivable), for the next recompute's
  *   difference and the customer score (`paid_day`: when it became fully collected).
- * - `insight_accounts`: one row per account seen, locked first by every recompute of the account (one at a time).
+ * - `insight_accounts`: one row per account seen, locked first by every recompute of the account (one at a time);
+ *   dropped by 0023, when the consumer's advisory turn took that role.
  * - `insight_customers`: per customer, expected and outstanding (the customers list's order).
  * - `insight_tx`: each deposit counted once (`collected_kobo`: what it adds to `collected` now; `pending`: whether it
  *   counts in `pending`).

@@ -2,6 +2,7 @@ import type { SqlClient, Statement } from "@effect/sql"
 import type { BillingInterval } from "../../src/domain/Billing.js"
 import { collectedSql, daySql, riskBandSql } from "../../src/domain/InsightRollups.js"
 import type { Mode } from "../../src/domain/Mode.js"
+import { INSIGHTS_TURN } from "../outbox/Registry.js"
 
 /** What a change adds to one `insight_days` row. */
 export interface DayDelta { tenantId: string; mode: string; key: string; day: number; count: number; amount: number }
@@ -48,7 +49,10 @@ export const makeRollupStore = (sql: SqlClient.SqlClient) => {
             (${sql.literal(collectedSql("t"))}) AS collected, t.status = 'PendingReview' AS pending
           FROM transactions t WHERE ${where}
         ),
-        ins AS (INSERT INTO insight_tx (id, collected_kobo, pending) SELECT id, collected, pending FROM src ORDER BY id ON CONFLICT (id) DO NOTHING RETURNING id)
+        -- NOT EXISTS rather than ON CONFLICT: the roll-ups have one writer at a time (writerLock), and a speculative
+        -- insertion costs a second WAL record per row.
+        ins AS (INSERT INTO insight_tx (id, collected_kobo, pending) SELECT id, collected, pending FROM src
+          WHERE NOT EXISTS (SELECT 1 FROM insight_tx x WHERE x.id = src.id) ORDER BY id RETURNING id)
       INSERT INTO insight_days (tenant_id, mode, key, day, count, amount_kobo)
       SELECT s.tenant_id, s.mode, k.key, s.day, sum(k.count), sum(k.amount)
       FROM src s JOIN ins USING (id)
@@ -66,16 +70,13 @@ export const makeRollupStore = (sql: SqlClient.SqlClient) => {
   const countNewRange = (lo: number, hi: number) => countNew(sql`t.id >= ${lo} AND t.id < ${hi}`)
 
   /**
-   * One recompute of an account at a time: its row here is locked first (`list` in account id order). An account seen
-   * before is locked, not rewritten: ON CONFLICT DO UPDATE locks every conflicting row even when its WHERE is false (the
-   * Postgres manual, INSERT), so the lock costs no new row version. Rewriting it (`SET updated_at = now()`) made one
-   * dead tuple per deposit here, half of them non-HOT with an index entry each (issue 33: 20,014 updates for 20,000
-   * deposits in the bench).
+   * The roll-ups' one writer at a time (issue 33): the insights consumer's turn, the transaction-level advisory lock its
+   * passes take (services/outbox/Runner.ts `turn`), taken here by every recompute. A pass holds it already (taking it
+   * again is immediate); a chunk of the one-time build waits for it. So no two recomputes of an account or a schedule
+   * interleave, and no per-account row lock is written: locking each account's `insight_accounts` row cost a WAL
+   * record and a statement per account and pass (51 B a deposit in the bench).
    */
-  const lockAccounts = (list: ReadonlyArray<{ accountId: string; tenantId: string; mode: Mode }>) =>
-    sql`INSERT INTO insight_accounts (account_id, tenant_id, mode)
-      SELECT * FROM unnest(${list.map((t) => t.accountId)}::text[], ${list.map((t) => t.tenantId)}::text[], ${list.map((t) => t.mode)}::text[])
-      ON CONFLICT (account_id) DO UPDATE SET updated_at = now() WHERE false`
+  const writerLock = () => sql`SELECT pg_advisory_xact_lock(hashtextextended(${INSIGHTS_TURN}, 0))`
 
   const activeAccounts = (ids: ReadonlyArray<string>) =>
     sql<{
@@ -125,7 +126,7 @@ export const makeRollupStore = (sql: SqlClient.SqlClient) => {
       ON CONFLICT (customer_id) DO UPDATE SET expected_kobo = insight_customers.expected_kobo + excluded.expected_kobo,
         outstanding_kobo = insight_customers.outstanding_kobo + excluded.outstanding_kobo`
 
-  /** One recompute of a schedule at a time: its row here locked first (`list` in schedule id order), answering the dues it held. */
+  /** Each schedule's row here (made at first sight; `list` in schedule id order), answering the dues it held. */
   const lockSchedules = (list: ReadonlyArray<{ scheduleId: string; tenantId: string; mode: Mode }>) =>
     sql<{ scheduleId: string; days: Array<number>; amounts: Array<number | string> }>`
       INSERT INTO insight_schedules (schedule_id, tenant_id, mode, days, amounts)
@@ -162,7 +163,7 @@ export const makeRollupStore = (sql: SqlClient.SqlClient) => {
       SELECT id, tenant_id, mode FROM billing_schedules WHERE id > ${after} ORDER BY id LIMIT ${limit}`
 
   return {
-    addDays, countedTransactions, recountTransactions, countNewIds, countNewRange, lockAccounts, activeAccounts, billedPeriods, countedReceivables,
+    addDays, countedTransactions, recountTransactions, countNewIds, countNewRange, writerLock, activeAccounts, billedPeriods, countedReceivables,
     deleteReceivables, upsertReceivables, addDueDays, addCustomers, lockSchedules, schedulesOf, openedPeriods, setScheduleDues,
     transactionIdBounds, accountsAfter, schedulesAfter
   } as const

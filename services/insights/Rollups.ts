@@ -30,8 +30,8 @@ const BUILD_ACCOUNT_CHUNK = 2_000
  * operation is a recompute and a difference: what a deposit, an account or a schedule contributes now, less what the
  * roll-ups hold for it, is added. So replaying an event, or building everything while events flow, changes nothing
  * twice. Work is set-based: one call handles a whole batch of the consumer's events in a handful of statements.
- * Concurrent callers touching one account or schedule are serialised by its row in `insight_accounts` /
- * `insight_schedules`; the additive rows are written in key order, so two callers cannot deadlock on them. The SQL is
+ * Every operation first takes the roll-ups' writer lock (the insights consumer's turn: RollupStore.ts `writerLock`), so
+ * the consumer's passes and the one-time build's chunks never interleave. The SQL is
  * RollupStore.ts; this is the recompute and the difference.
  */
 export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollups", {
@@ -54,6 +54,7 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
     const applyTransactions = (ids: ReadonlyArray<number>) =>
       Effect.gen(function* () {
         if (ids.length === 0) return
+        yield* store.writerLock()
         const unique = [...new Set(ids)].sort((a, b) => a - b)
         // Deposits counted before: the collected contribution now against the one counted (rows locked).
         const changed = yield* store.countedTransactions(unique)
@@ -93,8 +94,7 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
         }
         const list = [...byId.values()].sort((a, b) => (a.accountId < b.accountId ? -1 : 1))
         const ids = list.map((t) => t.accountId)
-        // One recompute of an account at a time: its row here is locked first.
-        yield* store.lockAccounts(list)
+        yield* store.writerLock()
         const accounts = yield* store.activeAccounts(ids)
         const periods = yield* store.billedPeriods(ids)
         const old = yield* store.countedReceivables(ids)
@@ -184,6 +184,7 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
         }
         const list = [...byId.values()].sort((a, b) => (a.scheduleId < b.scheduleId ? -1 : 1))
         const ids = list.map((t) => t.scheduleId)
+        yield* store.writerLock()
         const old = yield* store.lockSchedules(list)
         const schedules = yield* store.schedulesOf(ids)
         const opened = yield* store.openedPeriods(ids)

@@ -87,6 +87,13 @@ export const INSIGHTS_ACCOUNT = "internal.insights.account" as const
 export const INSIGHTS_SCHEDULE = "internal.insights.schedule" as const
 export type InsightsAccountData = DataOf<typeof INSIGHTS_ACCOUNT>
 export type InsightsScheduleData = DataOf<typeof INSIGHTS_SCHEDULE>
+/**
+ * The key of a consumer's turn: the transaction-level advisory lock each of its passes takes (services/outbox/Runner.ts),
+ * so one pass runs at a time across processes.
+ */
+export const consumerTurnKey = (name: string): string => `consumer:${name}`
+/** The insights consumer's turn, which every write of the roll-ups takes (services/insights/RollupStore.ts `writerLock`). */
+export const INSIGHTS_TURN = consumerTurnKey("insights")
 /** The insight roll-ups (services/insights/InsightsConsumer.ts): every event that changes a figure. */
 export const INSIGHTS: Subscription = {
   name: "insights",

@@ -4,6 +4,7 @@ import type { EventType } from "../../src/contract/Events.js"
 import { delayBeforeRetry } from "../../src/domain/RetrySchedule.js"
 import { tracingOn, withBatchSpan } from "../../src/TraceContext.js"
 import { type ConsumedEvent, type Consumer, type DecodedEvent, decodingOf, MalformedEvent, type RawConsumer } from "./Consumers.js"
+import { consumerTurnKey } from "./Registry.js"
 import { OutboxWakeups } from "./Wakeups.js"
 import { Metrics } from "../../src/Metrics.js"
 import { outageLog, outageOf } from "../../src/OutageLog.js"
@@ -107,7 +108,7 @@ export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer:
       traced ? sql`, o.traceparent` : sql``}`
 
     // One pass per consumer at a time, across processes: the lock is the transaction's and goes with its commit.
-    const turn = sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`consumer:${name}`}, 0)) AS ok`.pipe(
+    const turn = sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${consumerTurnKey(name)}, 0)) AS ok`.pipe(
       Effect.map((rows) => rows[0]?.ok === true)
     )
     // `waiting`: keys with a row waiting to retry (partial index on failed rows); their later rows must not run ahead.

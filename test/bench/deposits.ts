@@ -601,8 +601,11 @@ const main = async (): Promise<number> => {
     const serviceCpu = sum(cpuSeconds) - cpuAtStart
     const machine = machineCpu()
     const split = cpuSplit(processesAtStart, processCpu(), pids, results.cpuSeconds)
-    const wal = await walBytes(walAtStart, await walAt())
-    log(`Postgres WAL while sending and draining: ${(wal / 1e6).toFixed(1)} MB, ${Math.round(wal / Math.max(1, plan.unique.length))} bytes per unique deposit`)
+    const walAtEnd = await walAt()
+    const wal = await walBytes(walAtStart, walAtEnd)
+    // The LSNs: `pg_waldump --stats=record -s FROM -e TO` then says what the WAL was made of (docs/performance.md).
+    log(`Postgres WAL while sending and draining: ${(wal / 1e6).toFixed(1)} MB, ${Math.round(wal / Math.max(1, plan.unique.length))} bytes per unique deposit ` +
+      `(LSN ${walAtStart} to ${walAtEnd})`)
     const busy = machine.busy - machineAtStart.busy
     const perDeposit = (secs: number) => `${((secs * 1000) / Math.max(1, plan.unique.length)).toFixed(2)} ms`
     log(`machine CPU while sending and draining: ${busy.toFixed(1)} of ${(machine.total - machineAtStart.total).toFixed(1)} cpu-s busy ` +
