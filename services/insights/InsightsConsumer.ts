@@ -6,6 +6,7 @@ import type { Mode } from "../../src/domain/Mode.js"
 import { INSIGHTS, INSIGHTS_ACCOUNT, INSIGHTS_SCHEDULE } from "../outbox/Registry.js"
 import { type ConsumedEvent, type Consumer, makeConsumerRunner } from "../outbox/Runner.js"
 import { Billing } from "../billing/Billing.js"
+import { cursorLoop } from "./InsightsCursor.js"
 import { type AccountTouch, Rollups, type ScheduleTouch } from "./Rollups.js"
 
 
@@ -31,8 +32,9 @@ export const depositsOfEvents = (sql: SqlClient.SqlClient, ids: ReadonlyArray<nu
     WHERE o.id = ANY(${ids}::bigint[])`
 
 /**
- * The insights consumer: one batch of events, in the runner's transaction, becomes one set-based update of the
- * roll-ups. A deposit (`deposit.reconciled`, `transaction.reviewed`) is counted, or its collected part corrected, and its
+ * The insights consumer's runner: one batch of events, in the runner's transaction, becomes one set-based update of the
+ * roll-ups. Deposits and reviews come by commit horizon now (InsightsCursor.ts); the deposit events here are those
+ * staged for this consumer before that change, drained once. A deposit (`deposit.reconciled`, `transaction.reviewed`) is counted, or its collected part corrected, and its
  * account recomputed (a receivable it fully pays counts as paid on the deposit's day, or the review's); an account
  * created, removed or refunded, and a billing schedule changed or a period opened, come as internal events.
  *
@@ -106,11 +108,13 @@ export const buildOnce = Effect.gen(function* () {
   yield* Effect.logInfo("insight roll-ups built from the existing data", { ms: Date.now() - started })
 })
 
-/** The insights consumer's loop, and the one-time build beside it (both recompute and add differences, so they may overlap). */
+/** The insights consumer's loops (the runner's for internal events, the cursor's for deposits), and the one-time build beside it (both recompute and add differences, so they may overlap). */
 export const InsightsLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     // Insights may lag a second: fewer, fuller batches cost the deposit path less CPU than a pass every 200 ms.
     const runner = yield* makeConsumerRunner(insightsConsumer, { pollMs: 1_000 })
+    // Deposits and reviews: read by commit horizon (InsightsCursor.ts), at the same pace.
+    yield* cursorLoop({ pollMs: 1_000, idlePollMs: runner.options.idlePollMs })
     // In its own fiber: a build over a big existing data set must not hold up the service's start.
     // A failed build (the database gone for a while) is logged and tried again; the consumer starts either way.
     const build = buildOnce.pipe(

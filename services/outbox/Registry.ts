@@ -94,10 +94,14 @@ export type InsightsScheduleData = DataOf<typeof INSIGHTS_SCHEDULE>
 export const consumerTurnKey = (name: string): string => `consumer:${name}`
 /** The insights consumer's turn, which every write of the roll-ups takes (services/insights/RollupStore.ts `writerLock`). */
 export const INSIGHTS_TURN = consumerTurnKey("insights")
-/** The insight roll-ups (services/insights/InsightsConsumer.ts): every event that changes a figure. */
+/**
+ * The insight roll-ups (services/insights/InsightsConsumer.ts): an account's or a schedule's change. Deposits and
+ * review decisions are read from the transactions by commit horizon instead (services/insights/InsightsCursor.ts), so
+ * they stage no pending row here.
+ */
 export const INSIGHTS: Subscription = {
   name: "insights",
-  eventTypes: ["deposit.reconciled", "transaction.reviewed", INSIGHTS_ACCOUNT, INSIGHTS_SCHEDULE]
+  eventTypes: [INSIGHTS_ACCOUNT, INSIGHTS_SCHEDULE]
 }
 
 /**

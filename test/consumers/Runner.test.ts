@@ -91,16 +91,15 @@ layer(App, { timeout: 180_000, excludeTestServices: true })("consumer runner", (
             WHERE o.tenant_id = ${tenantId} ORDER BY o.id, p.consumer`
         })
       )
-      // An internal event goes to the one consumer that wants it: never to the relay nor to webhooks. This tenant has
+      // An internal event goes to the one consumer that wants it: never to the relay nor to webhooks. Insights takes only
+      // its internal events (it reads deposits and reviews by commit horizon: services/insights/InsightsCursor.ts). This tenant has
       // no endpoint, rule, flow or schedule, so webhooks, automation and billing get no row (their `interestedWhen`;
       // test/outbox/Interest.test.ts shows each configuration adding its consumer).
       expect(rows).toEqual([
-        { eventType: "deposit.reconciled", consumer: "insights" },
         { eventType: "deposit.reconciled", consumer: "relay" },
         { eventType: "deposit.reconciled", consumer: "test-flaky" },
         { eventType: "transfer.successful", consumer: "relay" },
         { eventType: "transfer.successful", consumer: "test-ordered" },
-        { eventType: "transaction.reviewed", consumer: "insights" },
         { eventType: "transaction.reviewed", consumer: "relay" },
         { eventType: "internal.automation.fired", consumer: "automation-actions" },
         { eventType: "internal.insights.account", consumer: "insights" }

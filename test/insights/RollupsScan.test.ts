@@ -126,9 +126,11 @@ const build = (t: Tenant, s: Scenario, runId: string) =>
 const settled = (tenantId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     waitFor(
-      "the insights consumer to have nothing pending",
-      sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
-        WHERE p.consumer = 'insights' AND o.tenant_id = ${tenantId}`.pipe(Effect.map((r) => r[0]!.n)),
+      "the insights consumer to have nothing pending: no event, and no transaction past its cursor",
+      sql<{ n: number }>`SELECT (SELECT count(*) FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
+          WHERE p.consumer = 'insights' AND o.tenant_id = ${tenantId})
+        + (SELECT count(*) FROM transactions t, insight_cursor c
+          WHERE t.tenant_id = ${tenantId} AND t.insight_xid IS NOT NULL AND (t.insight_xid, t.id) > (c.xid, c.tx_id))::int AS n`.pipe(Effect.map((r) => Number(r[0]!.n))),
       { until: (n) => n === 0, timeoutMs: 30_000 }
     ))
 

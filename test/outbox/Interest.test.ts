@@ -14,8 +14,9 @@ import { call, makeTestApp } from "../support/TestApp.js"
 /**
  * Pending rows only for the consumers an event concerns (issue 33): webhooks when the tenant has an active endpoint in
  * the mode, automation when it has a money rule or an enabled payment flow, billing when the account has a live
- * schedule; the relay and insights always. No workers run here, so the rows stay as staged. The reconciler stages
- * through the same `Outbox.prepare` SQL as `Outbox.stage` (services/deposits/HotPath.ts).
+ * schedule; the relay always (insights reads deposits by commit horizon: services/insights/InsightsCursor.ts). No
+ * workers run here, so the rows stay as staged. The reconciler stages through the same `Outbox.prepare` SQL as
+ * `Outbox.stage` (services/deposits/HotPath.ts).
  */
 
 /** What the automation consumer's interest reads of a deposit event (a risky one unless told). */
@@ -44,10 +45,10 @@ const consumersOf = (events: ReadonlyArray<{ readonly id: string; readonly type:
         Effect.map((rows) => [e.type, rows.map((r) => r.consumer)] as const)
       ))).pipe(Effect.map((pairs) => Object.fromEntries(pairs)), Effect.orDie)
 
-const ALWAYS = ["insights", "relay"]
+const ALWAYS = ["relay"]
 
 layer(makeTestApp({ workers: false }), { timeout: 60_000, excludeTestServices: true })("pending rows by interest", (it) => {
-  it.effect("a tenant with nothing configured costs only the relay and insights; each configuration adds its consumer, for its tenant, mode and account", () =>
+  it.effect("a tenant with nothing configured costs only the relay; each configuration adds its consumer, for its tenant, mode and account", () =>
     Effect.gen(function* () {
       const t = yield* testTenant
       const other = yield* testTenant
@@ -60,13 +61,13 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000, excludeTestServices: t
       // An endpoint: every public event of the tenant's test mode goes to the webhook stager.
       expectStatus(yield* call("POST", "/api/v1/webhook-endpoints", { token: t.token, json: { url: "http://127.0.0.1:9/hook" } }), 201)
       expect(yield* consumersOf(yield* deposit(t.tenantId, "test", "int-a"))).toEqual({
-        "transaction.reviewed": ["insights", "relay", "webhooks"], "deposit.reconciled": ["insights", "relay", "webhooks"]
+        "transaction.reviewed": ["relay", "webhooks"], "deposit.reconciled": ["relay", "webhooks"]
       })
 
       // A money rule: deposits go to the planner (review decisions are not its).
       expectStatus(yield* call("POST", "/api/v1/rules", { token: t.token, json: { trigger: "HighRisk", action: "ReviewFlag", minRiskScore: 60 } }), 201)
       expect(yield* consumersOf(yield* deposit(t.tenantId, "test", "int-a"))).toEqual({
-        "transaction.reviewed": ["insights", "relay", "webhooks"], "deposit.reconciled": ["automation", "insights", "relay", "webhooks"]
+        "transaction.reviewed": ["relay", "webhooks"], "deposit.reconciled": ["automation", "relay", "webhooks"]
       })
 
       // A live schedule on int-a: its deposits and review decisions go to billing; int-b's do not.
@@ -75,16 +76,16 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000, excludeTestServices: t
       })
       expectStatus(schedule, 201)
       expect(yield* consumersOf(yield* deposit(t.tenantId, "test", "int-a"))).toEqual({
-        "transaction.reviewed": ["billing", "insights", "relay", "webhooks"], "deposit.reconciled": ["automation", "billing", "insights", "relay", "webhooks"]
+        "transaction.reviewed": ["billing", "relay", "webhooks"], "deposit.reconciled": ["automation", "billing", "relay", "webhooks"]
       })
       expect(yield* consumersOf(yield* deposit(t.tenantId, "test", "int-b"))).toEqual({
-        "transaction.reviewed": ["insights", "relay", "webhooks"], "deposit.reconciled": ["automation", "insights", "relay", "webhooks"]
+        "transaction.reviewed": ["relay", "webhooks"], "deposit.reconciled": ["automation", "relay", "webhooks"]
       })
 
       // Cancelled, the schedule stops counting; the other mode and the other tenant never counted.
       const cancelled = yield* call("POST", `/api/v1/billing/schedules/${schedule.body.id}/cancel`, { token: t.token })
       expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200)
-      expect((yield* consumersOf(yield* deposit(t.tenantId, "test", "int-a")))["deposit.reconciled"]).toEqual(["automation", "insights", "relay", "webhooks"])
+      expect((yield* consumersOf(yield* deposit(t.tenantId, "test", "int-a")))["deposit.reconciled"]).toEqual(["automation", "relay", "webhooks"])
       expect(yield* consumersOf(yield* deposit(t.tenantId, "live", "int-a"))).toEqual({ "transaction.reviewed": ALWAYS, "deposit.reconciled": ALWAYS })
       expect(yield* consumersOf(yield* deposit(other.tenantId, "test", "int-a"))).toEqual({ "transaction.reviewed": ALWAYS, "deposit.reconciled": ALWAYS })
     }))
@@ -101,7 +102,7 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000, excludeTestServices: t
       const t = yield* testTenant
       const flow = yield* call("POST", "/api/v1/flows", { token: t.testOwnerToken, json: { name: "risky", trigger: "high-risk", actions: ["notify"], minRiskScore: 60 } })
       expectStatus(flow, 201)
-      expect((yield* consumersOf(yield* deposit(t.tenantId, "test", "f-a")))["deposit.reconciled"]).toEqual(["automation", "insights", "relay"])
+      expect((yield* consumersOf(yield* deposit(t.tenantId, "test", "f-a")))["deposit.reconciled"]).toEqual(["automation", "relay"])
       const sql = yield* SqlClient.SqlClient
       yield* sql`UPDATE payment_flows SET enabled = false WHERE tenant_id = ${t.tenantId}`.pipe(Effect.orDie)
       expect((yield* consumersOf(yield* deposit(t.tenantId, "test", "f-a")))["deposit.reconciled"]).toEqual(ALWAYS)

@@ -1,0 +1,145 @@
+import { SqlClient } from "@effect/sql"
+import { Cause, Duration, Effect, Queue } from "effect"
+import type { Mode } from "../../src/domain/Mode.js"
+import { Metrics } from "../../src/Metrics.js"
+import { outageLog } from "../../src/OutageLog.js"
+import { INSIGHTS_TURN } from "../outbox/Registry.js"
+import { OutboxWakeups } from "../outbox/Wakeups.js"
+import { Rollups } from "./Rollups.js"
+
+/**
+ * The insights consumer's deposits, read by commit horizon (issue 33). A deposit, and a later change of what the
+ * roll-ups count of it (its status, account or review: migration 0024's trigger), stamps the transaction's row with the
+ * writing transaction's id (`insight_xid`). Every transaction id below the horizon, `pg_snapshot_xmin` of the pass's
+ * own snapshot, has ended, so the rows stamped below it are all committed and visible, or never will be: the
+ * window from the cursor up to the horizon is final, and is counted in the pass's transaction together with moving the
+ * cursor. Nothing is lost when transactions commit out of id order (a row stamped by a transaction still running
+ * waits for the horizon to pass it), and nothing is counted twice (the cursor moves with the counts; a row read twice,
+ * at a batch's edge, is recomputed to the same figures: Rollups.ts counts a deposit once and recomputes the rest).
+ *
+ * This replaced a pending row per deposit for the insights consumer, claimed and deleted by the runner, and a lookup
+ * of each event's transaction by the reference in its envelope (a parse of the whole envelope): together about a third
+ * of what the roll-ups cost a deposit. Account and schedule changes still come as internal events through the
+ * runner (InsightsConsumer.ts), which also drains any deposit events staged for it before this change.
+ *
+ * The horizon is the cluster's oldest running writer: a transaction left open anywhere on the server (a stuck
+ * session, a long `pg_dump` is read-only and does not count) holds the roll-ups back until it ends; it delays them, and
+ * loses nothing.
+ */
+
+/** Rows per batch: a pass counts batches back to back while they come full. */
+export const CURSOR_BATCH = 2_000
+
+export interface CursorPass {
+  /** Rows counted (a row read twice at a batch's edge counts twice here). */
+  readonly counted: number
+  /** Another pass had the insights turn: nothing was looked at. */
+  readonly busy: boolean
+  /** Committed rows wait beyond the horizon (an older transaction is still open): worth looking again soon. */
+  readonly behind: boolean
+}
+
+interface WindowRow {
+  readonly horizon: string
+  readonly behind: boolean
+  readonly id: number | null
+  readonly xid: string | null
+  readonly tenantId: string
+  readonly mode: Mode
+  readonly virtualAccountId: string | null
+  readonly paidAt: Date
+  readonly reviewedAt: Date | null
+}
+
+/** One batch, in one transaction: the window from the cursor to the horizon (at most `batchSize` rows), counted. */
+export const cursorBatch = (batchSize: number = CURSOR_BATCH) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rollups = yield* Rollups
+    const [turn] = yield* sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${INSIGHTS_TURN}, 0)) AS ok`
+    if (turn?.ok !== true) return { counted: 0, busy: true, behind: false, full: false }
+    // The horizon and the rows in one statement: one snapshot. The row comparison is a range of the (insight_xid, id) index.
+    const rows = yield* sql<WindowRow>`
+      WITH c AS (SELECT xid, tx_id FROM insight_cursor), h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS horizon)
+      SELECT h.horizon::text AS horizon,
+        EXISTS (SELECT 1 FROM transactions b WHERE b.insight_xid >= h.horizon AND b.insight_xid IS NOT NULL) AS behind,
+        t.id, t.insight_xid::text AS xid, t.tenant_id, t.mode, t.virtual_account_id, t.paid_at, t.reviewed_at
+      FROM c CROSS JOIN h LEFT JOIN LATERAL (
+        SELECT t.id, t.insight_xid, t.tenant_id, t.mode, t.virtual_account_id, t.paid_at, t.reviewed_at FROM transactions t
+        WHERE t.insight_xid IS NOT NULL AND (t.insight_xid, t.id) > (c.xid, c.tx_id) AND t.insight_xid < h.horizon
+        ORDER BY t.insight_xid, t.id LIMIT ${batchSize}
+      ) t ON true`
+    const first = rows[0]
+    const found = rows.filter((r) => r.id !== null)
+    if (first === undefined || found.length === 0) return { counted: 0, busy: false, behind: first?.behind === true, full: false }
+    yield* rollups.applyTransactions(found.map((r) => Number(r.id)))
+    const touches = []
+    for (const r of found) {
+      if (r.virtualAccountId === null) continue
+      touches.push({ tenantId: r.tenantId, mode: r.mode, accountId: r.virtualAccountId, atMs: Math.max(r.paidAt.getTime(), r.reviewedAt?.getTime() ?? 0) })
+    }
+    yield* rollups.touchAccounts(touches)
+    // A full batch may have left rows of its last transaction id: the cursor stops at its last row. Otherwise the whole
+    // window to the horizon is counted.
+    const full = found.length >= batchSize
+    const last = found[found.length - 1]!
+    const next = full ? { xid: last.xid!, txId: Number(last.id) } : { xid: first.horizon, txId: 0 }
+    yield* sql`UPDATE insight_cursor SET xid = ${next.xid}::xid8, tx_id = ${next.txId}`
+    return { counted: found.length, busy: false, behind: first.behind, full }
+  }).pipe((batch) => Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(batch)))
+
+/** One pass: batches while they come full. */
+export const cursorPass = (batchSize: number = CURSOR_BATCH): Effect.Effect<CursorPass, unknown, SqlClient.SqlClient | Rollups> =>
+  Effect.gen(function* () {
+    let counted = 0
+    for (;;) {
+      const b = yield* cursorBatch(batchSize)
+      counted += b.counted
+      if (!b.full) return { counted, busy: b.busy, behind: b.behind }
+    }
+  })
+
+/**
+ * The loop: a pass, then `pollMs` while passes find work (or another pass has the turn, or rows wait beyond the
+ * horizon); once they find nothing, it waits for a nudge (a deposit or a review staged in this process, or another's
+ * through Postgres: services/outbox/Wakeups.ts) or `idlePollMs`, and looks again `pollMs` after a nudge too (the
+ * nudging transaction may not have committed yet). Idle is idle. A failed pass (Postgres away) goes to the consumers'
+ * outage log and is tried again a second later.
+ */
+export const cursorLoop = (options: { readonly pollMs: number; readonly idlePollMs: number }) =>
+  Effect.gen(function* () {
+    const hub = yield* OutboxWakeups
+    const metrics = yield* Metrics
+    const outages = yield* outageLog("consumers", "consumer passes")
+    const wake = yield* Queue.sliding<void>(1)
+    yield* Effect.acquireRelease(
+      Effect.sync(() => hub.listen({ eventTypes: ["deposit.reconciled", "transaction.reviewed"] }, () => void Queue.unsafeOffer(wake, undefined))),
+      (off) => Effect.sync(off)
+    )
+    const pass = cursorPass().pipe(
+      Effect.tap((r) => Effect.sync(() => r.counted > 0 && metrics.consumerEvents.inc({ consumer: "insights", outcome: "handled" }, r.counted))),
+      Effect.zipLeft(outages.succeeded("insights")),
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.as(outages.failed(cause, "insights"), undefined)
+      )
+    )
+    const loop = Effect.gen(function* () {
+      let recheck = false
+      for (;;) {
+        const r = yield* pass
+        if (r === undefined) {
+          yield* Effect.sleep(Duration.seconds(1))
+          continue
+        }
+        if (r.counted > 0 || r.busy || r.behind || recheck) {
+          recheck = false
+          yield* Effect.sleep(Duration.millis(options.pollMs))
+          continue
+        }
+        recheck = yield* Effect.raceFirst(Queue.take(wake).pipe(Effect.as(true)), Effect.sleep(Duration.millis(options.idlePollMs)).pipe(Effect.as(false)))
+      }
+    })
+    yield* Effect.forkScoped(loop)
+  }).pipe(Effect.annotateLogs({ component: "insights" }))
