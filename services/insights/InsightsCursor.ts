@@ -40,10 +40,8 @@ export interface CursorPass {
 }
 
 interface WindowRow {
-  readonly horizon: string
-  readonly behind: boolean
-  readonly id: number | null
-  readonly xid: string | null
+  readonly id: number
+  readonly xid: string
   readonly tenantId: string
   readonly mode: Mode
   readonly virtualAccountId: string | null
@@ -58,20 +56,21 @@ export const cursorBatch = (batchSize: number = CURSOR_BATCH) =>
     const rollups = yield* Rollups
     const [turn] = yield* sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${INSIGHTS_TURN}, 0)) AS ok`
     if (turn?.ok !== true) return { counted: 0, busy: true, behind: false, full: false }
-    // The horizon and the rows in one statement: one snapshot. The row comparison is a range of the (insight_xid, id) index.
-    const rows = yield* sql<WindowRow>`
-      WITH c AS (SELECT xid, tx_id FROM insight_cursor), h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS horizon)
-      SELECT h.horizon::text AS horizon,
-        EXISTS (SELECT 1 FROM transactions b WHERE b.insight_xid >= h.horizon AND b.insight_xid IS NOT NULL) AS behind,
-        t.id, t.insight_xid::text AS xid, t.tenant_id, t.mode, t.virtual_account_id, t.paid_at, t.reviewed_at
-      FROM c CROSS JOIN h LEFT JOIN LATERAL (
-        SELECT t.id, t.insight_xid, t.tenant_id, t.mode, t.virtual_account_id, t.paid_at, t.reviewed_at FROM transactions t
-        WHERE t.insight_xid IS NOT NULL AND (t.insight_xid, t.id) > (c.xid, c.tx_id) AND t.insight_xid < h.horizon
-        ORDER BY t.insight_xid, t.id LIMIT ${batchSize}
-      ) t ON true`
-    const first = rows[0]
-    const found = rows.filter((r) => r.id !== null)
-    if (first === undefined || found.length === 0) return { counted: 0, busy: false, behind: first?.behind === true, full: false }
+    // The cursor and the horizon first. Every transaction below the horizon had ended before this statement's snapshot,
+    // so any later snapshot (the next statement's) sees all their rows: the window read next is final. `behind`: a
+    // committed row waits beyond the horizon (ORDER BY ... LIMIT 1, so the plan is a probe of the index, not a scan).
+    const [c] = yield* sql<{ xid: string; txId: number; horizon: string; behind: boolean }>`
+      SELECT c.xid::text AS xid, c.tx_id, pg_snapshot_xmin(pg_current_snapshot())::text AS horizon,
+        (SELECT b.insight_xid FROM transactions b WHERE b.insight_xid IS NOT NULL AND b.insight_xid >= pg_snapshot_xmin(pg_current_snapshot())
+          ORDER BY b.insight_xid LIMIT 1) IS NOT NULL AS behind
+      FROM insight_cursor c`
+    if (c === undefined) return { counted: 0, busy: false, behind: false, full: false }
+    // The window: a range of the (insight_xid, id) index, in its order.
+    const found = yield* sql<WindowRow>`
+      SELECT t.id, t.insight_xid::text AS xid, t.tenant_id, t.mode, t.virtual_account_id, t.paid_at, t.reviewed_at FROM transactions t
+      WHERE t.insight_xid IS NOT NULL AND (t.insight_xid, t.id) > (${c.xid}::xid8, ${Number(c.txId)}::bigint) AND t.insight_xid < ${c.horizon}::xid8
+      ORDER BY t.insight_xid, t.id LIMIT ${batchSize}`
+    if (found.length === 0) return { counted: 0, busy: false, behind: c.behind, full: false }
     yield* rollups.applyTransactions(found.map((r) => Number(r.id)))
     const touches = []
     for (const r of found) {
@@ -83,9 +82,9 @@ export const cursorBatch = (batchSize: number = CURSOR_BATCH) =>
     // window to the horizon is counted.
     const full = found.length >= batchSize
     const last = found[found.length - 1]!
-    const next = full ? { xid: last.xid!, txId: Number(last.id) } : { xid: first.horizon, txId: 0 }
+    const next = full ? { xid: last.xid, txId: Number(last.id) } : { xid: c.horizon, txId: 0 }
     yield* sql`UPDATE insight_cursor SET xid = ${next.xid}::xid8, tx_id = ${next.txId}`
-    return { counted: found.length, busy: false, behind: first.behind, full }
+    return { counted: found.length, busy: false, behind: c.behind, full }
   }).pipe((batch) => Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(batch)))
 
 /** One pass: batches while they come full. */
