@@ -23,25 +23,32 @@ const bearerOf = (req: HttpServerRequest.HttpServerRequest) => {
 
 /**
  * The gauges that live in Postgres, in ONE statement bounded per table (GAUGE_ROW_CAP rows) and in time: each
- * consumer's pending events (its lag) and dead letters, and the outbox's backlog (every consumer's pending rows).
+ * consumer's pending events (its lag) and dead letters, and the outbox's backlog (every consumer's pending rows). The
+ * insights consumer's lag adds the transactions past its cursor (services/insights/InsightsCursor.ts: deposits and
+ * reviews stage no pending row for it); the backlog counts outbox rows only.
  * A scrape that cannot read them (Postgres away) leaves them out and says so (`collections_metrics_database_read_ok 0`).
  */
 const readDatabaseGauges = (sql: SqlClient.SqlClient, m: MetricsShape) =>
   sql<{ kind: string; consumer: string; n: number }>`
     SELECT 'pending' AS kind, consumer, count(*)::int AS n FROM (SELECT consumer FROM outbox_pending LIMIT ${GAUGE_ROW_CAP}) p GROUP BY consumer
     UNION ALL
-    SELECT 'dead' AS kind, consumer, count(*)::int AS n FROM (SELECT consumer FROM consumer_dead_letters LIMIT ${GAUGE_ROW_CAP}) d GROUP BY consumer`.pipe(
+    SELECT 'dead' AS kind, consumer, count(*)::int AS n FROM (SELECT consumer FROM consumer_dead_letters LIMIT ${GAUGE_ROW_CAP}) d GROUP BY consumer
+    UNION ALL
+    SELECT 'cursor' AS kind, 'insights' AS consumer, count(*)::int AS n FROM (
+      SELECT 1 FROM transactions t WHERE t.insight_xid IS NOT NULL
+        AND (t.insight_xid, t.id) > ((SELECT xid FROM insight_cursor), (SELECT tx_id FROM insight_cursor)) LIMIT ${GAUGE_ROW_CAP}) c`.pipe(
     Effect.timeout(GAUGE_READ_TIMEOUT),
     Effect.map((rows) => {
       m.consumerPending.reset()
       m.consumerDeadLetters.reset()
       let backlog = 0
+      const pending = new Map<string, number>()
       for (const r of rows) {
-        if (r.kind === "pending") {
-          m.consumerPending.set({ consumer: r.consumer }, Number(r.n))
-          backlog += Number(r.n)
-        } else m.consumerDeadLetters.set({ consumer: r.consumer }, Number(r.n))
+        if (r.kind === "dead") m.consumerDeadLetters.set({ consumer: r.consumer }, Number(r.n))
+        else pending.set(r.consumer, (pending.get(r.consumer) ?? 0) + Number(r.n))
+        if (r.kind === "pending") backlog += Number(r.n)
       }
+      for (const [consumer, n] of pending) m.consumerPending.set({ consumer }, n)
       m.outboxBacklog.set(backlog)
       m.gaugesRead.set(1)
     }),

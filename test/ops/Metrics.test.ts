@@ -99,6 +99,15 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("GET /metr
       expect(s.some((x) => x.name === "collections_outbox_backlog")).toBe(true)
       expect(total(s, "collections_webhook_deliveries_total", { outcome: "delivered" })).toBeGreaterThanOrEqual(3)
       expect(s.some((x) => x.name === "collections_checkout_streams_open")).toBe(true)
+      // Insights counts deposits by its cursor (no pending row each): handled, and its lag (the transactions past its
+      // cursor) read at scrape time, 0 once they are counted.
+      const counted = yield* waitFor("insights to count the deposits", scrape, {
+        until: (r) => total(parseExposition(String(r.body)), "collections_consumer_events_total", { consumer: "insights", outcome: "handled" }) >= 3,
+        timeoutMs: 20_000,
+        intervalMs: 200
+      })
+      const insights = parseExposition(String(counted.body)).filter((x) => x.name === "collections_consumer_pending_events" && x.labels.consumer === "insights")
+      expect(insights.map((x) => x.value)).toEqual([0])
       // Unknown paths are one series, whatever was asked.
       yield* call("GET", "/no/such/path/123")
       const after = parseExposition(String((yield* scrape).body))
