@@ -69,19 +69,26 @@ export class AutomationActor extends Effect.Service<AutomationActor>()("services
 
     /**
      * Locks the accounts the runs may move money on, before any of them posts, in the reconciler's order (tenant, mode,
-     * NUBAN), so the actor and the reconciler never wait on each other in a circle.
+     * NUBAN), so the actor and the reconciler never wait on each other in a circle. When every such run's one action is
+     * `hold` (they all go through `Holds.holdUpToMany`, which takes no lock of its own), `FOR KEY SHARE`: it excludes
+     * every other debit of the accounts' money (an API hold, a refund, a settlement claim, a review, a batch with a
+     * reversal: all `FOR UPDATE`) but not the reconciler's crediting batches (`FOR NO KEY UPDATE`, HotPath.ts), which
+     * used to wait for each pass (0.38 ms per deposit under the heavy workload). A hold only takes from the funds a
+     * deposit adds to, and reads nothing that deposit changes. Otherwise (a release, a run of several actions, whose hold
+     * locks again through `Holds.holdUpTo`) `FOR UPDATE`, so no lock is ever upgraded while the pass holds others.
      */
     const lockAccounts = (runs: ReadonlyArray<RunRow>) =>
       Effect.gen(function* () {
         const moving = runs.filter((r) => r.config.actions.some((a) => a === "hold" || a === "release"))
         if (moving.length === 0) return
+        const holdsOnly = moving.every((r) => soleAction(r) === "hold")
         const rows = yield* sql<{ id: string; tenantId: string; mode: string; nuban: string }>`
           SELECT va.id, va.tenant_id, va.mode, va.nuban FROM virtual_accounts va
           JOIN unnest(${moving.map((r) => r.tenantId)}::text[], ${moving.map((r) => r.mode)}::text[], ${moving.map((r) => r.accountRef)}::text[])
             AS k(tenant_id, mode, account_ref) ON va.tenant_id = k.tenant_id AND va.mode = k.mode AND va.account_ref = k.account_ref`
         const ordered = byKey(rows, (r) => `${r.tenantId}|${r.mode}|${r.nuban}`)
         yield* sql`SELECT v.id FROM unnest(${ordered.map((r) => r.id)}::text[]) WITH ORDINALITY AS k(id, ord)
-          CROSS JOIN LATERAL (SELECT id FROM virtual_accounts WHERE id = k.id FOR UPDATE) v ORDER BY k.ord`
+          CROSS JOIN LATERAL (SELECT id FROM virtual_accounts WHERE id = k.id ${sql.literal(holdsOnly ? "FOR KEY SHARE" : "FOR UPDATE")}) v ORDER BY k.ord`
       })
 
     const hold = (scope: Scope, run: RunRow, actor: string) =>

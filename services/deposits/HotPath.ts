@@ -31,12 +31,17 @@ const splitScopes = (scopeKeys: ReadonlyArray<string>): [Array<string>, Array<st
 export const makeHotPath = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Outbox) => {
   const { readTable } = makeHotPathReads(sql, ledger)
   /**
-   * Locks the batch's accounts, one index probe per (tenant, mode, NUBAN), in key order; with each, the transaction's
+   * Locks the batch's accounts, one index probe per (tenant, mode, NUBAN), in key order. A batch that only credits
+   * them locks `FOR NO KEY UPDATE`: it excludes every other writer of the account, but not the automation actor's
+   * holds, which take `FOR KEY SHARE` (services/automation/Actor.ts): a deposit credits the customer's funds, a hold
+   * takes from them, and neither changes what the other reads. A batch with a reversal (`debits`) takes from them too,
+   * and locks `FOR UPDATE`, as every other debit of an account's money does (issue 33: the heavy workload's reconciler
+   * waited 0.38 ms per deposit for the actor's account locks). With each account, the transaction's
    * now() as whole milliseconds (exact: extract gives numeric), the instant a timestamp column written now reads back as,
    * and whether its tenant owes for late reversals in its mode (`receivable_open`: from the tenants row already joined,
    * so a tenant that owes nothing costs no read of its receivable).
    */
-  const lockAccounts = (keys: ReadonlyArray<{ readonly tenantId: string; readonly mode: string; readonly nuban: string }>) => {
+  const lockAccounts = (keys: ReadonlyArray<{ readonly tenantId: string; readonly mode: string; readonly nuban: string }>, debits: boolean) => {
     const ordered = byKey(keys, (k) => `${k.tenantId}|${k.mode}|${k.nuban}`)
     return sql<LockedAccount & { readonly txNowMs: number }>`
       SELECT v.*, floor(extract(epoch FROM now()) * 1000)::int8 AS tx_now_ms
@@ -46,7 +51,7 @@ export const makeHotPath = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Ou
         SELECT ${sql.literal(ACCOUNT_COLUMNS)}, t.risk_threshold, va.mode = ANY(t.receivable_modes) AS receivable_open
         FROM virtual_accounts va JOIN customers c ON c.id = va.customer_id JOIN tenants t ON t.id = va.tenant_id
         WHERE va.nuban = k.nuban AND va.tenant_id = k.tenant_id AND va.mode = k.mode AND va.status = 'Active'
-        FOR UPDATE OF va
+        ${sql.literal(debits ? "FOR UPDATE OF va" : "FOR NO KEY UPDATE OF va")}
       ) v
       ORDER BY k.ord`
   }

@@ -38,7 +38,10 @@ export class Reconciler extends Effect.Service<Reconciler>()("services/deposits/
     const applyLocked = (inboxes: ReadonlyArray<InboxRow>, recorded: ReadonlySet<string>, traceparent: string | undefined) =>
       Effect.gen(function* () {
         const results = new Array<ReconcileResult>(inboxes.length)
-        const locked = yield* hot.lockAccounts(inboxes.map((r) => ({ tenantId: r.tenantId, mode: r.mode, nuban: r.accountNumber })))
+        const locked = yield* hot.lockAccounts(
+          inboxes.map((r) => ({ tenantId: r.tenantId, mode: r.mode, nuban: r.accountNumber })),
+          inboxes.some((r) => r.kind === "reversal")
+        )
         const byNuban = new Map(locked.map((a) => [accountKey(a.tenantId, a.mode, a.nuban!), a]))
         const seen = new Set(recorded)
         const todo: Array<{ readonly index: number; readonly inbox: InboxRow; readonly account: LockedAccount | undefined; readonly deposit: BatchDeposit }> = []

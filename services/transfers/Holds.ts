@@ -105,11 +105,15 @@ export class Holds extends Effect.Service<Holds>()("services/transfers/Holds", {
      * up to `upToKobo` of what is still free. Never fails for lack of money: it answers what it did instead, so the
      * run's outcome can say it (an active hold stays as it is; nothing free holds nothing).
      */
-    const holdUpTo = Effect.fn("Holds.holdUpTo")(function* (scope: Scope, reference: string, upToKobo: number, reason: string, actor: string) {
+    const holdUpTo = Effect.fn("Holds.holdUpTo")(function* (
+      scope: Scope, reference: string, upToKobo: number, reason: string, actor: string,
+      /** The caller's transaction already holds the account against other debits (holdUpToMany's caller): no lock here. */
+      options: { readonly locked?: boolean } = {}
+    ) {
       return yield* sql.withTransaction(Effect.gen(function* () {
         const row = yield* transactions.findRow(scope.tenantId, scope.mode, reference).pipe(Effect.orDie)
         if (!row?.virtualAccountId || row.kind !== "inflow" || row.status !== "Completed") return { kind: "not-credited" } as const
-        yield* transfers.lockAccount(row.virtualAccountId)
+        if (options.locked !== true) yield* transfers.lockAccount(row.virtualAccountId)
         const current = yield* store.find(scope, reference, true)
         if (current?.status === "Held") return { kind: "already-held", heldKobo: current.heldKobo } as const
         const amountKobo = Math.min(upToKobo, yield* holdableOf(scope, row as Credited))
@@ -191,7 +195,8 @@ export class Holds extends Effect.Service<Holds>()("services/transfers/Holds", {
         return results
       })).pipe(
         // Undone whole (the savepoint); each alone then answers as holdUpTo does, an overdraw as nothing free.
-        Effect.catchTag("Overdrawn", () => Effect.forEach(requests, (q) => holdUpTo(scope, q.reference, q.upToKobo, q.reason, q.actor))),
+        // (The caller holds the accounts, perhaps `FOR KEY SHARE` only: no lock is taken again, so none is upgraded.)
+        Effect.catchTag("Overdrawn", () => Effect.forEach(requests, (q) => holdUpTo(scope, q.reference, q.upToKobo, q.reason, q.actor, { locked: true }))),
         Effect.catchTag("SqlError", Effect.die)
       )
     })
