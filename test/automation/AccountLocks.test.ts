@@ -1,12 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { TransactionConnection } from "@effect/sql/SqlClient"
 import { expect, layer } from "@effect/vitest"
-import { Context, Deferred, Effect, Fiber } from "effect"
+import { Deferred, Effect, Fiber } from "effect"
 import { createAccount, sendSigned, testTenant, waitForTransactions } from "../support/Pipeline.js"
+import { elsewhere } from "../support/RowLocks.js"
 import { makeTestApp } from "../support/TestApp.js"
-
-/** Runs `self` on a connection of its own, outside the caller's transaction. */
-const elsewhere = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.mapInputContext(self, (c) => Context.omit(TransactionConnection)(c))
 
 const transactionsOf = (tenantId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ reference: string; kind: string; status: string }>`

@@ -1,13 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import { TransactionConnection } from "@effect/sql/SqlClient"
 import { expect, layer } from "@effect/vitest"
-import { Context, Deferred, Effect, Fiber, Schedule } from "effect"
+import { Deferred, Effect, Fiber, Schedule } from "effect"
 import { cursorBatch } from "../../services/insights/InsightsCursor.js"
 import { createAccount, testTenant } from "../support/Pipeline.js"
+import { elsewhere } from "../support/RowLocks.js"
 import { makeTestApp } from "../support/TestApp.js"
-
-/** Runs `self` on a connection of its own, outside the caller's transaction. */
-const elsewhere = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.mapInputContext(self, (c) => Context.omit(TransactionConnection)(c))
 
 /** `n` deposits of 1,000 kobo to the account, straight into the tables (no workers run here), in the caller's transaction. */
 const insertDeposits = (tenantId: string, account: { readonly id: string; readonly nuban: string }, tag: string, n: number) =>

@@ -1,14 +1,11 @@
 import { SqlClient } from "@effect/sql"
-import { TransactionConnection } from "@effect/sql/SqlClient"
 import { expect, layer } from "@effect/vitest"
-import { Context, Effect, Fiber, Schedule } from "effect"
+import { Effect, Fiber, Schedule } from "effect"
 import { INSIGHTS_TURN } from "../../services/outbox/Registry.js"
 import { Rollups } from "../../services/insights/Rollups.js"
 import { createAccount, sendSigned, testTenant, waitForTransactions } from "../support/Pipeline.js"
+import { elsewhere } from "../support/RowLocks.js"
 import { makeTestApp } from "../support/TestApp.js"
-
-/** Runs `self` on a connection of its own, outside the caller's transaction. */
-const elsewhere = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.mapInputContext(self, (c) => Context.omit(TransactionConnection)(c))
 
 /** Whether the insights turn is held right now, as another connection finds it (it takes it and lets go at once). */
 const turn = Effect.flatMap(SqlClient.SqlClient, (sql) =>
