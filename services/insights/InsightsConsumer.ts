@@ -34,9 +34,10 @@ export const depositsOfEvents = (sql: SqlClient.SqlClient, ids: ReadonlyArray<nu
 /**
  * The insights consumer's runner: one batch of events, in the runner's transaction, becomes one set-based update of the
  * roll-ups. Deposits and reviews come by commit horizon now (InsightsCursor.ts); the deposit events here are those
- * staged for this consumer before that change, drained once. A deposit (`deposit.reconciled`, `transaction.reviewed`) is counted, or its collected part corrected, and its
- * account recomputed (a receivable it fully pays counts as paid on the deposit's day, or the review's); an account
- * created, removed or refunded, and a billing schedule changed or a period opened, come as internal events.
+ * staged for this consumer before that change, drained once. A deposit (`deposit.reconciled`, `transaction.reviewed`)
+ * is counted, or its collected part corrected, and its account recomputed (a receivable it fully pays counts as paid on
+ * the deposit's day, or the review's); an account created, removed or refunded, and a billing schedule changed or a
+ * period opened, come as internal events.
  *
  * What it reads of each event is taken by Postgres from the staged envelope (issue 33): the deposit's
  * reference, or the internal event's account and schedule ids. The runner hands it the events' columns only, so no
@@ -108,7 +109,10 @@ export const buildOnce = Effect.gen(function* () {
   yield* Effect.logInfo("insight roll-ups built from the existing data", { ms: Date.now() - started })
 })
 
-/** The insights consumer's loops (the runner's for internal events, the cursor's for deposits), and the one-time build beside it (both recompute and add differences, so they may overlap). */
+/**
+ * The insights consumer's loops (the runner's for internal events, the cursor's for deposits and reviews), and the
+ * one-time build beside it. All three write through the roll-ups' writer lock, so they take turns.
+ */
 export const InsightsLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     // Insights may lag a second: fewer, fuller batches cost the deposit path less CPU than a pass every 200 ms.

@@ -22,9 +22,9 @@ import { Rollups } from "./Rollups.js"
  * of what the roll-ups cost a deposit. Account and schedule changes still come as internal events through the
  * runner (InsightsConsumer.ts), which also drains any deposit events staged for it before this change.
  *
- * The horizon is the cluster's oldest running writer: a transaction left open anywhere on the server (a stuck
- * session, a long `pg_dump` is read-only and does not count) holds the roll-ups back until it ends; it delays them, and
- * loses nothing.
+ * The horizon is the server's oldest running writer: a writing transaction left open anywhere on the server, in any
+ * database, holds the roll-ups back until it ends; it delays them and loses nothing. (A read-only one, such as a long
+ * `pg_dump`, has no transaction id and does not count.)
  */
 
 /** Rows per batch: a pass counts batches back to back while they come full. */
