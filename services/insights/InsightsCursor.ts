@@ -27,6 +27,13 @@ import { Rollups } from "./Rollups.js"
  * `pg_dump`, has no transaction id and does not count.)
  */
 
+/**
+ * The transactions the cursor has not passed yet, as a condition on `t` (a `transactions` row): the deposits and review
+ * decisions still to count. The consumer's lag (src/http/MetricsRoute.ts) and the tests that wait for it read it.
+ */
+export const NOT_COUNTED_YET =
+  "t.insight_xid IS NOT NULL AND (t.insight_xid, t.id) > ((SELECT xid FROM insight_cursor), (SELECT tx_id FROM insight_cursor))"
+
 /** Rows per batch: a pass counts batches back to back while they come full. */
 export const CURSOR_BATCH = 2_000
 

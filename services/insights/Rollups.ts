@@ -31,8 +31,8 @@ const BUILD_ACCOUNT_CHUNK = 2_000
  * roll-ups hold for it, is added. So replaying an event, or building everything while events flow, changes nothing
  * twice. Work is set-based: one call handles a whole batch of the consumer's events in a handful of statements.
  * Every operation first takes the roll-ups' writer lock (the insights consumer's turn: RollupStore.ts `writerLock`), so
- * the consumer's passes and the one-time build's chunks never interleave. The SQL is
- * RollupStore.ts; this is the recompute and the difference.
+ * the consumer's passes and the one-time build's chunks never interleave. The SQL is RollupStore.ts; this is the
+ * recompute and the difference.
  */
 export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollups", {
   effect: Effect.gen(function* () {

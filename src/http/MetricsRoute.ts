@@ -2,6 +2,7 @@ import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/p
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Redacted } from "effect"
 import * as crypto from "node:crypto"
+import { NOT_COUNTED_YET } from "../../services/insights/InsightsCursor.js"
 import { AppConfigTag } from "../Config.js"
 import { Metrics, type MetricsShape } from "../Metrics.js"
 import { problemResponse } from "./Problem.js"
@@ -35,8 +36,7 @@ const readDatabaseGauges = (sql: SqlClient.SqlClient, m: MetricsShape) =>
     SELECT 'dead' AS kind, consumer, count(*)::int AS n FROM (SELECT consumer FROM consumer_dead_letters LIMIT ${GAUGE_ROW_CAP}) d GROUP BY consumer
     UNION ALL
     SELECT 'cursor' AS kind, 'insights' AS consumer, count(*)::int AS n FROM (
-      SELECT 1 FROM transactions t WHERE t.insight_xid IS NOT NULL
-        AND (t.insight_xid, t.id) > ((SELECT xid FROM insight_cursor), (SELECT tx_id FROM insight_cursor)) LIMIT ${GAUGE_ROW_CAP}) c`.pipe(
+      SELECT 1 FROM transactions t WHERE ${sql.literal(NOT_COUNTED_YET)} LIMIT ${GAUGE_ROW_CAP}) c`.pipe(
     Effect.timeout(GAUGE_READ_TIMEOUT),
     Effect.map((rows) => {
       m.consumerPending.reset()

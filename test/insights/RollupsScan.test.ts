@@ -4,6 +4,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, Runtime } from "effect"
 import * as fc from "fast-check"
 import { Billing } from "../../services/billing/Billing.js"
+import { NOT_COUNTED_YET } from "../../services/insights/InsightsCursor.js"
 import type { BillingInterval } from "../../src/domain/Billing.js"
 import {
   collectedContribution, dayOf, dayStartMs, receivablesOf, scheduleDues
@@ -129,8 +130,7 @@ const settled = (tenantId: string) =>
       "the insights consumer to have nothing pending: no event, and no transaction past its cursor",
       sql<{ n: number }>`SELECT (SELECT count(*) FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
           WHERE p.consumer = 'insights' AND o.tenant_id = ${tenantId})
-        + (SELECT count(*) FROM transactions t, insight_cursor c
-          WHERE t.tenant_id = ${tenantId} AND t.insight_xid IS NOT NULL AND (t.insight_xid, t.id) > (c.xid, c.tx_id))::int AS n`.pipe(Effect.map((r) => Number(r[0]!.n))),
+        + (SELECT count(*) FROM transactions t WHERE t.tenant_id = ${tenantId} AND ${sql.literal(NOT_COUNTED_YET)})::int AS n`.pipe(Effect.map((r) => Number(r[0]!.n))),
       { until: (n) => n === 0, timeoutMs: 30_000 }
     ))
 
