@@ -54,3 +54,24 @@ export const arrayLiteral = (values: ReadonlyArray<unknown>): string | undefined
   }
   return texts ? textArray(values as ReadonlyArray<string | null>) : integerArray(values as ReadonlyArray<number>)
 }
+
+/**
+ * Arrays of every elements kind the statements pass (V8 keeps small integers, integers past 2^31, strings and nulls,
+ * and their holey and frozen variants, in arrays of different hidden classes), each seen once at load, before V8
+ * optimises these functions: their loops' property loads then start out generic. Without it each kind met for the
+ * first time under load deoptimised them, and every statement builder they had been inlined into, which V8 then
+ * compiled again: 28 of the service's 95 deoptimisations in a bench run, the most of any place (issue 33;
+ * docs/performance.md, "Deoptimisations").
+ */
+export const ELEMENTS_KIND_SAMPLES: ReadonlyArray<ReadonlyArray<unknown>> = (() => {
+  const holeySmi = new Array<unknown>(1)
+  holeySmi[0] = 1
+  const holeyDouble = new Array<unknown>(1)
+  holeyDouble[0] = 2 ** 40
+  const holey = new Array<unknown>(1)
+  holey[0] = "a"
+  return [[], [1], [2 ** 40], [1.5], ["a"], [null], ["a", null], [1, "a"], holeySmi, holeyDouble, holey, Object.freeze(["a"]), Object.freeze([1])]
+})()
+for (const sample of ELEMENTS_KIND_SAMPLES) arrayLiteral(sample)
+for (const sample of [[], ["a"], ["a", null], Object.freeze(["a"])] as ReadonlyArray<ReadonlyArray<string | null>>) textArray(sample)
+for (const sample of [[], [1], [2 ** 40], Object.freeze([1])] as ReadonlyArray<ReadonlyArray<number>>) integerArray(sample)

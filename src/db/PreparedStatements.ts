@@ -1,5 +1,5 @@
 import pg from "pg"
-import { arrayLiteral } from "./PgArray.js"
+import { arrayLiteral, ELEMENTS_KIND_SAMPLES } from "./PgArray.js"
 
 /**
  * Statements whose text keeps coming back run as named prepared statements: Postgres parses (and, once it settles on
@@ -72,6 +72,9 @@ const withArrayLiterals = (values: ReadonlyArray<unknown>): ReadonlyArray<unknow
   }
   return out ?? values
 }
+
+// The parameter lists' elements kinds seen before V8 optimises `withArrayLiterals` (see ELEMENTS_KIND_SAMPLES).
+for (const sample of [...ELEMENTS_KIND_SAMPLES, [["a"], 1], [[1], "a"]]) withArrayLiterals(sample)
 
 /**
  * A pg Client that runs repeated parameterised statements as named prepared statements (see above), and sends array

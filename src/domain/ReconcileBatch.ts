@@ -141,16 +141,37 @@ export const decideBatch = (
 
   const riskInputs = (d: BatchDeposit, index: number, accountId: string) => {
     const t = d.paidAtMs
-    const before = (earlier.get(accountId) ?? []).filter((e) => !goneBatch.has(e.index))
-    const tableGone = (tableCredits.get(accountId) ?? []).filter((c) => goneTable.has(c.tableId!))
-    const prior: Array<PriorCredit> = [
-      ...(table.candidates.get(accountId) ?? []).filter((c) => !tableGone.some((g) => g.reference === c.reference)),
-      ...before.map(({ d: e }) => ({ reference: e.reference, amountKobo: e.amountKobo, senderAccountNumber: e.senderAccountNumber, senderName: e.senderName, paidAtMs: e.paidAtMs }))
-    ]
     const inWindow = (ms: number) => ms >= t - VELOCITY_WINDOW_MS && ms <= t
+    // Plain loops, not spreads and filters over `list ?? []`: an empty literal is an array of another hidden class than
+    // the lists it stands in for, and meeting both deoptimised this function under load, three times in a bench run
+    // (docs/performance.md, "Deoptimisations").
+    // The account's table credits that reversals of the batch took back whole: no longer inflows that count.
+    const goneRefs: Array<string> = []
+    let velocityChange = 0
+    const credits = tableCredits.get(accountId)
+    if (credits !== undefined) {
+      for (const c of credits) {
+        if (!goneTable.has(c.tableId!)) continue
+        goneRefs.push(c.reference)
+        if (inWindow(c.paidAtMs)) velocityChange--
+      }
+    }
+    // Earlier inflows to the account: the table's candidates still credited, then the batch's own before this one.
+    const prior: Array<PriorCredit> = []
+    const candidates = table.candidates.get(accountId)
+    if (candidates !== undefined) for (const c of candidates) if (!goneRefs.includes(c.reference)) prior.push(c)
+    const before = earlier.get(accountId)
+    if (before !== undefined) {
+      for (const { index: i, d: e } of before) {
+        if (goneBatch.has(i)) continue
+        prior.push({ reference: e.reference, amountKobo: e.amountKobo, senderAccountNumber: e.senderAccountNumber, senderName: e.senderName, paidAtMs: e.paidAtMs })
+        if (inWindow(e.paidAtMs)) velocityChange++
+      }
+    }
     const reuse = new Set(table.payerAccounts.get(index) ?? [])
-    if (d.payerKey !== "") {
-      for (const e of byPayer.get(`${d.scopeKey}|${d.payerKey}`) ?? []) {
+    const samePayer = d.payerKey === "" ? undefined : byPayer.get(`${d.scopeKey}|${d.payerKey}`)
+    if (samePayer !== undefined) {
+      for (const e of samePayer) {
         if (e.accountId !== null && e.accountId !== accountId && e.paidAtMs >= t - PAYER_REUSE_WINDOW_MS && e.paidAtMs <= t) reuse.add(e.accountId)
       }
     }
@@ -159,8 +180,7 @@ export const decideBatch = (
         { reference: d.reference, amountKobo: d.amountKobo, senderAccountNumber: d.senderAccountNumber, senderName: d.senderName, paidAtMs: t },
         prior
       ),
-      inflowsToAccountInWindow: (table.velocity.get(index) ?? 0) - tableGone.filter((c) => inWindow(c.paidAtMs)).length +
-        before.filter(({ d: e }) => inWindow(e.paidAtMs)).length,
+      inflowsToAccountInWindow: (table.velocity.get(index) ?? 0) + velocityChange,
       accountsPaidByPayerInWindow: d.payerKey === "" ? 0 : reuse.size
     }
   }

@@ -19,6 +19,10 @@
  *   lost                       references answered 200 that have no transaction after the drain timeout
  *   doubled                    transactions beyond one per reference
  *   peakRssMb                  the service process's VmHWM (with --split-roles, the sum of both processes')
+ * Among the progress lines: CPU per deposit for the whole run (service, Postgres, NATS, sender, other) and for its middle
+ * half (from a quarter to three quarters of the deposits reconciled: without the warm-up, when V8 is still compiling
+ * the hot code, and without the drain), WAL per deposit with its LSN range, and what the service sent to and received
+ * from Postgres and NATS per deposit (the kernel's counters of its TCP connections, `ss -ti`).
  * Everything it made (service, scratch databases, streams, temp files) is removed at the end, also on failure.
  *
  * More flags: --pgbench-seconds (15), --drain-seconds (60: once the sender is done, how long the reconciled count may
@@ -48,7 +52,7 @@ import { ADMIN_URL, createScratchDatabase, databaseUrl, dropScratchDatabase, wit
 import type { SenderPlan, SenderResults } from "./sender.js"
 import { customer } from "./customers.js"
 import { parseBenchArgs, positiveInteger as posInt } from "./args.js"
-import { boundedMap, expectStatus, machineCpu, processCpu, running, statCpu, stop } from "./shared.js"
+import { boundedMap, expectStatus, machineCpu, processCpu, running, socketCounts, socketTraffic, statCpu, stop } from "./shared.js"
 import { outOfOrder, streamOrderOf } from "../support/StreamOrder.js"
 
 export interface BenchResult {
@@ -265,6 +269,52 @@ const threadSplit = (pid: number, before: ReadonlyMap<number, number>, after: Re
   const main = used.find(([tid]) => tid === pid)?.[1] ?? 0
   const others = used.filter(([tid]) => tid !== pid).map(([, cpu]) => cpu).sort((a, b) => b - a)
   return { main, busiest: others[0] ?? 0, rest: others.slice(1).reduce((a, b) => a + b, 0) }
+}
+
+/**
+ * CPU per deposit over the middle half of a run: snapshots (every thread of the service's processes, every process on
+ * the machine) when a quarter and when three quarters of the deposits are reconciled, polled every 250 ms. `stop`
+ * answers the figures, or undefined when the run never got to three quarters.
+ */
+const middleHalfSampler = (count: () => Promise<number>, total: number, pids: ReadonlyArray<number | undefined>) => {
+  type Snapshot = { readonly n: number; readonly atMs: number; readonly threads: ReadonlyArray<Map<number, number>>; readonly processes: ReturnType<typeof processCpu> }
+  const snapshot = (n: number): Snapshot => ({ n, atMs: Date.now(), threads: pids.map(threadCpu), processes: processCpu() })
+  let first: Snapshot | undefined
+  let last: Snapshot | undefined
+  let busy = false
+  const timer = setInterval(() => {
+    if (busy || last) return
+    busy = true
+    count().then((n) => {
+      if (!first && n >= total / 4) first = snapshot(n)
+      else if (first && n >= (3 * total) / 4) last = snapshot(n)
+    }, () => undefined).finally(() => (busy = false))
+  }, 250)
+  timer.unref()
+  return {
+    stop: async () => {
+      clearInterval(timer)
+      if (!first || !last || last.n === first.n) return undefined
+      const n = last.n - first.n
+      const us = (secs: number) => Math.round((secs * 1e6) / n)
+      let main = 0
+      let reconciler = 0
+      let rest = 0
+      pids.forEach((pid, i) => {
+        if (pid === undefined) return
+        const t = threadSplit(pid, first!.threads[i]!, last!.threads[i]!)
+        main += t.main
+        reconciler += t.busiest
+        rest += t.rest
+      })
+      const split = cpuSplit(first.processes, last.processes, pids, 0)
+      return {
+        from: first.n, to: last.n, depositsPerSecond: (n * 1000) / Math.max(1, last.atMs - first.atMs),
+        serviceUs: us(main + reconciler + rest), mainUs: us(main), reconcilerUs: us(reconciler), restUs: us(rest),
+        postgresUs: us(split.postgres), natsUs: us(split.nats)
+      }
+    }
+  }
 }
 
 /** The main thread's seconds on a CPU and seconds runnable but waiting for one (/proc/<pid>/schedstat). */
@@ -536,6 +586,7 @@ const main = async (): Promise<number> => {
     const walAt = () => withAdmin((c) => c.query<{ lsn: string }>(`SELECT pg_current_wal_lsn()::text AS lsn`)).then((r) => r.rows[0]!.lsn)
     const walBytes = (from: string, to: string) => withAdmin((c) => c.query<{ n: string }>(`SELECT pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn)::bigint AS n`, [from, to])).then((r) => Number(r.rows[0]!.n))
     const walAtStart = await walAt()
+    const socketsAtStart = socketCounts(pids)
     const machineAtStart = machineCpu()
     const schedOfService = () => pids.map(schedSeconds).reduce((a, b) => ({ running: a.running + b.running, waiting: a.waiting + b.waiting }), { running: 0, waiting: 0 })
     const schedAtStart = schedOfService()
@@ -544,6 +595,9 @@ const main = async (): Promise<number> => {
       rssMb = Math.max(rssMb, sum(peakRssMb))
       count().then((n) => log(`reconciled ${n}/${plan.unique.length}`), () => undefined)
     }, 2_000)
+    // The middle half: CPU snapshots when a quarter and three quarters of the deposits are reconciled, so the figures
+    // leave out the warm-up (V8 compiling the hot code, the first batches) and the drain at the end.
+    const middle = middleHalfSampler(count, plan.unique.length, pids)
     log(`sending ${plan.sends.length} webhooks (${plan.sends.length - plan.unique.length} repeats)`)
     const killer = opts.killWorkerAfter === undefined || services.length < 3 ? undefined : setTimeout(() => {
       log(`killing worker 1 (pid ${services[1]!.child.pid}) with SIGKILL, ${opts.killWorkerAfter} s after the first send`)
@@ -597,10 +651,12 @@ const main = async (): Promise<number> => {
       await new Promise((r) => setTimeout(r, 200))
     }
     clearInterval(watch)
+    const middleHalf = await middle.stop()
     rssMb = Math.max(rssMb, sum(peakRssMb))
     const serviceCpu = sum(cpuSeconds) - cpuAtStart
     const machine = machineCpu()
     const split = cpuSplit(processesAtStart, processCpu(), pids, results.cpuSeconds)
+    const sockets = socketTraffic(socketsAtStart, socketCounts(pids), new Set([Number(new URL(started.baseUrl).port)]))
     const walAtEnd = await walAt()
     const wal = await walBytes(walAtStart, walAtEnd)
     // The LSNs: `pg_waldump --stats=record -s FROM -e TO` then says what the WAL was made of (docs/performance.md).
@@ -620,6 +676,17 @@ const main = async (): Promise<number> => {
       log(`service${pids.length > 1 ? ` ${opts.splitRoles ? (i === 0 ? "api" : `worker ${i}`) : pid}` : ""} CPU by thread: main ${perDeposit(t.main)}, ` +
         `busiest other (the reconciler's, when it has one) ${perDeposit(t.busiest)}, the rest (V8's GC and compiler threads, libuv) ${perDeposit(t.rest)} per deposit`)
     })
+    // What the service said to each side, per deposit (the kernel's counters of its TCP connections, `ss -ti`): a
+    // change that makes its statements or its messages longer shows here before it shows in CPU.
+    const perUnique = (n: number) => (n / Math.max(1, plan.unique.length)).toFixed(n / Math.max(1, plan.unique.length) < 10 ? 2 : 0)
+    log(`service TCP traffic per unique deposit (sent / received bytes, in sent / received segments): ` +
+      [...sockets].sort(([a], [b]) => a.localeCompare(b)).map(([side, t]) =>
+        `${side} ${perUnique(t.sent)} / ${perUnique(t.received)} B in ${perUnique(t.segsOut)} / ${perUnique(t.segsIn)}`).join("; "))
+    if (middleHalf) {
+      log(`the middle half (deposits ${middleHalf.from} to ${middleHalf.to}, after the warm-up): ${Math.round(middleHalf.depositsPerSecond)} deposits/s; ` +
+        `CPU per deposit: service ${middleHalf.serviceUs} us (main ${middleHalf.mainUs}, reconciler ${middleHalf.reconcilerUs}, the rest ${middleHalf.restUs}), ` +
+        `postgres ${middleHalf.postgresUs} us, nats ${middleHalf.natsUs} us`)
+    } else log("the middle half: not measured (the run ended before three quarters of the deposits were reconciled)")
     const sched = schedOfService()
     const wall = (Date.now() - wallAtStart) / 1000
     await consumerDeliveries(natsPrefix).then(

@@ -1,4 +1,5 @@
 import type { ChildProcess } from "node:child_process"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 
 // What the benches share: their child processes, what /proc says about CPU, and their HTTP set-up helpers.
@@ -66,5 +67,67 @@ export const boundedMap = async <A, B>(items: ReadonlyArray<A>, limit: number, f
       }
     })
   )
+  return out
+}
+
+/** Bytes and data segments on one TCP connection so far, as `ss -ti` reports them. */
+export interface SocketCounts {
+  readonly peerPort: number
+  readonly localPort: number
+  readonly sent: number
+  readonly received: number
+  readonly segsOut: number
+  readonly segsIn: number
+}
+
+/**
+ * The established TCP connections of the given processes, by "local peer" address pair (`ss -tinpH`). The counters
+ * are the kernel's for the connection's life, so a reading before and after a run gives the run's traffic on each.
+ */
+export const socketCounts = (pids: ReadonlyArray<number | undefined>): Map<string, SocketCounts> => {
+  const out = new Map<string, SocketCounts>()
+  const wanted = new Set(pids.filter((p): p is number => p !== undefined))
+  let text = ""
+  try {
+    text = execFileSync("ss", ["-tinpH", "state", "established"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })
+  } catch {
+    return out
+  }
+  const lines = text.split("\n")
+  for (let i = 0; i < lines.length - 1; i++) {
+    const head = lines[i]!
+    if (/^\s/.test(head)) continue
+    const pid = /pid=(\d+)/.exec(head)
+    if (!pid || !wanted.has(Number(pid[1]))) continue
+    const cols = head.trim().split(/\s+/)
+    const local = cols[2]!
+    const peer = cols[3]!
+    const info = lines[i + 1]!
+    const n = (k: string) => Number(new RegExp(`\\b${k}:(\\d+)`).exec(info)?.[1] ?? 0)
+    out.set(`${local} ${peer}`, {
+      localPort: Number(local.slice(local.lastIndexOf(":") + 1)),
+      peerPort: Number(peer.slice(peer.lastIndexOf(":") + 1)),
+      sent: n("bytes_sent"),
+      received: n("bytes_received"),
+      segsOut: n("data_segs_out"),
+      segsIn: n("data_segs_in")
+    })
+  }
+  return out
+}
+
+/** The traffic between two readings of `socketCounts`, summed by what is at the other end (its port, or "clients"). */
+export const socketTraffic = (before: Map<string, SocketCounts>, after: Map<string, SocketCounts>, servicePorts: ReadonlySet<number>) => {
+  const out = new Map<string, { sent: number; received: number; segsOut: number; segsIn: number }>()
+  for (const [key, a] of after) {
+    const b = before.get(key)
+    const side = servicePorts.has(a.localPort) ? "clients" : a.peerPort === 5432 ? "postgres" : a.peerPort === 4222 ? "nats" : `port ${a.peerPort}`
+    const t = out.get(side) ?? { sent: 0, received: 0, segsOut: 0, segsIn: 0 }
+    t.sent += a.sent - (b?.sent ?? 0)
+    t.received += a.received - (b?.received ?? 0)
+    t.segsOut += a.segsOut - (b?.segsOut ?? 0)
+    t.segsIn += a.segsIn - (b?.segsIn ?? 0)
+    out.set(side, t)
+  }
   return out
 }

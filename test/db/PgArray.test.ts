@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { arrayLiteral, integerArray, textArray } from "../../src/db/PgArray.js"
+import { arrayLiteral, ELEMENTS_KIND_SAMPLES, integerArray, textArray } from "../../src/db/PgArray.js"
 import { TestSql } from "../support/TestApp.js"
 
 const ODD = ["", "NULL", "null", "plain", 'say "hi"', "back\\slash", '\\"', "{braces}", "a,b", " spaced ", "tab\there", "line\nbreak",
@@ -18,6 +18,17 @@ describe("PgArray literals", () => {
     expect(arrayLiteral(["a", null, 'x"y'])).toBe(textArray(["a", null, 'x"y']))
     expect(arrayLiteral([3, -1, 0])).toBe("{3,-1,0}")
     for (const other of [[1, "a"], [1, null], [1.5], [true], [new Date(0)], [["a"]], [undefined], [10n]]) expect(arrayLiteral(other)).toBeUndefined()
+  })
+
+  it("reads an array the same whatever V8 keeps it as (holey, frozen, small or large integers)", () => {
+    // The samples the module feeds these functions at load (so V8 never deoptimises them on a new kind): each gives the
+    // literal its plain copy gives.
+    for (const sample of ELEMENTS_KIND_SAMPLES) expect(arrayLiteral(sample)).toBe(arrayLiteral([...sample]))
+    const holey = new Array<unknown>(2)
+    holey[0] = "a"
+    expect(arrayLiteral(holey)).toBeUndefined() // a hole is undefined: not a text or integer array, so the driver's
+    expect(arrayLiteral(Object.freeze([2 ** 40, 1]))).toBe(`{${2 ** 40},1}`)
+    expect(arrayLiteral(Object.freeze(["x", null]))).toBe('{"x",NULL}')
   })
 
   it("writes integers bare and refuses anything else", () => {
