@@ -60,7 +60,7 @@ export const arrayLiteral = (values: ReadonlyArray<unknown>): string | undefined
  * and their holey and frozen variants, in arrays of different hidden classes), each seen once at load, before V8
  * optimises these functions: their loops' property loads then start out generic. Without it each kind met for the
  * first time under load deoptimised them, and every statement builder they had been inlined into, which V8 then
- * compiled again: 28 of the service's 95 deoptimisations in a bench run, the most of any place (issue 33;
+ * compiled again: 25 of the service's 177 deoptimisations in a bench run, the most at any one place (issue 33;
  * docs/performance.md, "Deoptimisations").
  */
 export const ELEMENTS_KIND_SAMPLES: ReadonlyArray<ReadonlyArray<unknown>> = (() => {

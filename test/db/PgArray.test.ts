@@ -26,7 +26,7 @@ describe("PgArray literals", () => {
     for (const sample of ELEMENTS_KIND_SAMPLES) expect(arrayLiteral(sample)).toBe(arrayLiteral([...sample]))
     const holey = new Array<unknown>(2)
     holey[0] = "a"
-    expect(arrayLiteral(holey)).toBeUndefined() // a hole is undefined: not a text or integer array, so the driver's
+    expect(arrayLiteral(holey)).toBeUndefined() // a hole reads as undefined: the driver serialises such an array itself
     expect(arrayLiteral(Object.freeze([2 ** 40, 1]))).toBe(`{${2 ** 40},1}`)
     expect(arrayLiteral(Object.freeze(["x", null]))).toBe('{"x",NULL}')
   })
