@@ -309,6 +309,8 @@ const middleHalfSampler = (count: () => Promise<number>, total: number, pids: Re
       })
       const split = cpuSplit(first.processes, last.processes, pids, 0)
       return {
+        // A service process that ended within the window (a killed worker) left /proc, and its CPU with it.
+        incomplete: last.threads.some((t) => t.size === 0),
         from: first.n, to: last.n, depositsPerSecond: (n * 1000) / Math.max(1, last.atMs - first.atMs),
         serviceUs: us(main + reconciler + rest), mainUs: us(main), reconcilerUs: us(reconciler), restUs: us(rest),
         postgresUs: us(split.postgres), natsUs: us(split.nats)
@@ -685,7 +687,8 @@ const main = async (): Promise<number> => {
     if (middleHalf) {
       log(`the middle half (deposits ${middleHalf.from} to ${middleHalf.to}, after the warm-up): ${Math.round(middleHalf.depositsPerSecond)} deposits/s; ` +
         `CPU per deposit: service ${middleHalf.serviceUs} us (main ${middleHalf.mainUs}, reconciler ${middleHalf.reconcilerUs}, the rest ${middleHalf.restUs}), ` +
-        `postgres ${middleHalf.postgresUs} us, nats ${middleHalf.natsUs} us`)
+        `postgres ${middleHalf.postgresUs} us, nats ${middleHalf.natsUs} us` +
+        (middleHalf.incomplete ? " (a service process ended within it: its CPU is left out)" : ""))
     } else log("the middle half: not measured (the run ended before three quarters of the deposits were reconciled)")
     const sched = schedOfService()
     const wall = (Date.now() - wallAtStart) / 1000
