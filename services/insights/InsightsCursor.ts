@@ -3,7 +3,7 @@ import { Cause, Duration, Effect, Queue } from "effect"
 import type { Mode } from "../../src/domain/Mode.js"
 import { Metrics } from "../../src/Metrics.js"
 import { outageLog } from "../../src/OutageLog.js"
-import { INSIGHTS_TURN } from "../outbox/Registry.js"
+import { INSIGHTS_TURN, tryTurn } from "../outbox/Registry.js"
 import { OutboxWakeups } from "../outbox/Wakeups.js"
 import { Rollups } from "./Rollups.js"
 
@@ -61,8 +61,7 @@ export const cursorBatch = (batchSize: number = CURSOR_BATCH) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const rollups = yield* Rollups
-    const [turn] = yield* sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${INSIGHTS_TURN}, 0)) AS ok`
-    if (turn?.ok !== true) return { counted: 0, busy: true, behind: false, full: false }
+    if (!(yield* tryTurn(sql, INSIGHTS_TURN))) return { counted: 0, busy: true, behind: false, full: false }
     // The cursor and the horizon first. Every transaction below the horizon had ended before this statement's snapshot,
     // so any later snapshot (the next statement's) sees all their rows: the window read next is final. `behind`: a
     // committed row waits beyond the horizon (ORDER BY ... LIMIT 1, so the plan is a probe of the index, not a scan).

@@ -2,7 +2,7 @@ import type { SqlClient, Statement } from "@effect/sql"
 import type { BillingInterval } from "../../src/domain/Billing.js"
 import { collectedSql, daySql, riskBandSql } from "../../src/domain/InsightRollups.js"
 import type { Mode } from "../../src/domain/Mode.js"
-import { INSIGHTS_TURN } from "../outbox/Registry.js"
+import { awaitTurn, INSIGHTS_TURN } from "../outbox/Registry.js"
 
 /** What a change adds to one `insight_days` row. */
 export interface DayDelta { tenantId: string; mode: string; key: string; day: number; count: number; amount: number }
@@ -76,7 +76,7 @@ export const makeRollupStore = (sql: SqlClient.SqlClient) => {
    * interleave, and no per-account row lock is written: locking each account's `insight_accounts` row cost a WAL
    * record and a statement per account and pass (51 B a deposit in the bench).
    */
-  const writerLock = () => sql`SELECT pg_advisory_xact_lock(hashtextextended(${INSIGHTS_TURN}, 0))`
+  const writerLock = () => awaitTurn(sql, INSIGHTS_TURN)
 
   const activeAccounts = (ids: ReadonlyArray<string>) =>
     sql<{

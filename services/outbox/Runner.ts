@@ -4,7 +4,7 @@ import type { EventType } from "../../src/contract/Events.js"
 import { delayBeforeRetry } from "../../src/domain/RetrySchedule.js"
 import { tracingOn, withBatchSpan } from "../../src/TraceContext.js"
 import { type ConsumedEvent, type Consumer, type DecodedEvent, decodingOf, MalformedEvent, type RawConsumer } from "./Consumers.js"
-import { consumerTurnKey } from "./Registry.js"
+import { consumerTurnKey, tryTurn } from "./Registry.js"
 import { OutboxWakeups } from "./Wakeups.js"
 import { Metrics } from "../../src/Metrics.js"
 import { outageLog, outageOf } from "../../src/OutageLog.js"
@@ -108,9 +108,7 @@ export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer:
       traced ? sql`, o.traceparent` : sql``}`
 
     // One pass per consumer at a time, across processes: the lock is the transaction's and goes with its commit.
-    const turn = sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${consumerTurnKey(name)}, 0)) AS ok`.pipe(
-      Effect.map((rows) => rows[0]?.ok === true)
-    )
+    const turn = tryTurn(sql, consumerTurnKey(name))
     // `waiting`: keys with a row waiting to retry (partial index on failed rows); their later rows must not run ahead.
     const claim = (now: Date) =>
       sql<ConsumedEvent>`

@@ -20,6 +20,15 @@ const insertDeposits = (tenantId: string, account: { readonly id: string; readon
       'Completed', 'Underpaid', 0, '[]'::jsonb, now() FROM ie
     RETURNING id`.pipe(Effect.map((rows) => rows.map((r) => Number(r.id)))))
 
+/** A new account of the tenant (1,000,000 kobo expected): its id and NUBAN. */
+const accountOf = (t: { readonly token: string; readonly tenantId: string }, ref: string, name: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const acc = yield* createAccount(t.token, ref, name, 1_000_000)
+    const [account] = yield* sql<{ id: string; nuban: string }>`SELECT id, nuban FROM virtual_accounts WHERE tenant_id = ${t.tenantId} AND nuban = ${acc.nuban}`
+    return account!
+  })
+
 /** The cursor's batches until one is not full (retrying while another pass has the insights turn): rows counted. */
 const drain = (batchSize: number) =>
   Effect.gen(function* () {
@@ -51,11 +60,10 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000, excludeTestServices: t
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const t = yield* testTenant
-      const acc = yield* createAccount(t.token, "cursor-a", "Ada Obi", 1_000_000)
-      const [account] = yield* sql<{ id: string; nuban: string }>`SELECT id, nuban FROM virtual_accounts WHERE tenant_id = ${t.tenantId} AND nuban = ${acc.nuban}`
+      const account = yield* accountOf(t, "cursor-a", "Ada Obi")
       // Five rows stamped with one transaction id, three with another: batches of two split both.
-      const first = yield* sql.withTransaction(insertDeposits(t.tenantId, account!, "edge-a", 5))
-      const second = yield* sql.withTransaction(insertDeposits(t.tenantId, account!, "edge-b", 3))
+      const first = yield* sql.withTransaction(insertDeposits(t.tenantId, account, "edge-a", 5))
+      const second = yield* sql.withTransaction(insertDeposits(t.tenantId, account, "edge-b", 3))
       const all = [...first, ...second]
       const { counted } = yield* drain(2)
       expect(counted).toBeGreaterThanOrEqual(8)
@@ -77,17 +85,16 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000, excludeTestServices: t
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const t = yield* testTenant
-      const acc = yield* createAccount(t.token, "cursor-b", "Bayo Ali", 1_000_000)
-      const [account] = yield* sql<{ id: string; nuban: string }>`SELECT id, nuban FROM virtual_accounts WHERE tenant_id = ${t.tenantId} AND nuban = ${acc.nuban}`
+      const account = yield* accountOf(t, "cursor-b", "Bayo Ali")
       // Transaction A writes its row and stays open; B, begun later (a higher transaction id), commits first.
       const inserted = yield* Deferred.make<ReadonlyArray<number>>()
       const release = yield* Deferred.make<void>()
       const a = yield* Effect.fork(elsewhere(sql.withTransaction(Effect.gen(function* () {
-        yield* Deferred.succeed(inserted, yield* insertDeposits(t.tenantId, account!, "late-a", 1))
+        yield* Deferred.succeed(inserted, yield* insertDeposits(t.tenantId, account, "late-a", 1))
         yield* Deferred.await(release)
       }))))
       const aIds = yield* Deferred.await(inserted)
-      const bIds = yield* sql.withTransaction(insertDeposits(t.tenantId, account!, "early-b", 1))
+      const bIds = yield* sql.withTransaction(insertDeposits(t.tenantId, account, "early-b", 1))
 
       // While A is open, B is committed but beyond the horizon: not counted, and the pass says rows are waiting.
       const whileOpen = yield* drain(100)

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Fiber, Schedule } from "effect"
-import { INSIGHTS_TURN } from "../../services/outbox/Registry.js"
+import { INSIGHTS_TURN, tryTurn } from "../../services/outbox/Registry.js"
 import { Rollups } from "../../services/insights/Rollups.js"
 import { createAccount, sendSigned, testTenant, waitForTransactions } from "../support/Pipeline.js"
 import { elsewhere } from "../support/RowLocks.js"
@@ -9,8 +9,8 @@ import { makeTestApp } from "../support/TestApp.js"
 
 /** Whether the insights turn is held right now, as another connection finds it (it takes it and lets go at once). */
 const turn = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  elsewhere(sql.withTransaction(sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${INSIGHTS_TURN}, 0)) AS ok`)).pipe(
-    Effect.map((rows) => (rows[0]?.ok === true ? "free" as const : "held" as const))
+  elsewhere(sql.withTransaction(tryTurn(sql, INSIGHTS_TURN))).pipe(
+    Effect.map((ok) => (ok ? "free" as const : "held" as const))
   ))
 
 /**
