@@ -40,6 +40,21 @@ const drain = (batchSize: number) =>
     }
   })
 
+/**
+ * `drain` until no committed row waits beyond the horizon: the horizon is the server's, so a transaction another test
+ * file leaves open meanwhile holds a row back for a moment. Rows counted.
+ */
+const drainAll = (batchSize: number) =>
+  Effect.gen(function* () {
+    let counted = 0
+    for (;;) {
+      const d = yield* drain(batchSize)
+      counted += d.counted
+      if (!d.behind) return { counted }
+      yield* Effect.sleep("50 millis")
+    }
+  })
+
 const figures = (tenantId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ key: string; count: number; amount: number }>`
     SELECT key, sum(count)::int AS count, sum(amount_kobo)::int AS amount FROM insight_days
@@ -65,20 +80,20 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000, excludeTestServices: t
       const first = yield* sql.withTransaction(insertDeposits(t.tenantId, account, "edge-a", 5))
       const second = yield* sql.withTransaction(insertDeposits(t.tenantId, account, "edge-b", 3))
       const all = [...first, ...second]
-      const { counted } = yield* drain(2)
+      const { counted } = yield* drainAll(2)
       expect(counted).toBeGreaterThanOrEqual(8)
       expect(yield* countedOf(all)).toEqual([...all].sort((a, b) => a - b))
       expect(yield* figures(t.tenantId)).toEqual([{ key: "collected", count: 0, amount: 8_000 }, { key: "rs:Underpaid", count: 8, amount: 8_000 }])
       // Nothing new: a pass counts nothing, and the figures stand.
-      expect((yield* drain(2)).counted).toBe(0)
+      expect((yield* drainAll(2)).counted).toBe(0)
       expect(yield* figures(t.tenantId)).toEqual([{ key: "collected", count: 0, amount: 8_000 }, { key: "rs:Underpaid", count: 8, amount: 8_000 }])
       // A change of status stamps the row again (migration 0024's trigger): its collected part is taken back.
       yield* sql`UPDATE transactions SET status = 'Rejected' WHERE id = ${first[0]!}`
-      expect((yield* drain(2)).counted).toBe(1)
+      expect((yield* drainAll(2)).counted).toBe(1)
       expect(yield* figures(t.tenantId)).toEqual([{ key: "collected", count: 0, amount: 7_000 }, { key: "rs:Underpaid", count: 8, amount: 8_000 }])
       // A change the roll-ups do not count (a flag) stamps nothing.
       yield* sql`UPDATE transactions SET flagged = true WHERE id = ${first[1]!}`
-      expect((yield* drain(2)).counted).toBe(0)
+      expect((yield* drainAll(2)).counted).toBe(0)
     }))
 
   it.effect("waits for a transaction that commits after a later one, and then counts both", () =>
