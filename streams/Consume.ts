@@ -6,7 +6,7 @@ import {
   type JsMsg,
   type OrderedConsumerOptions
 } from "@nats-io/jetstream"
-import { Effect, Option, Queue, Stream } from "effect"
+import { Effect, Fiber, Option, Queue, Stream } from "effect"
 import { Nats, NatsError, tryNats } from "./Nats.js"
 
 /**
@@ -39,17 +39,38 @@ const fromMessages = (messages: ConsumerMessages, onError: (cause: unknown) => N
   })
 
 /**
- * A durable pull consumer as a Stream. The consumer must exist (see `ensureTopology`); messages
- * are NOT acked for you: ack after the work has committed, nak to have one redelivered.
- * `maxMessages` is how many messages the client pulls ahead. Closing the scope (or interrupting
- * the stream) stops the pull; un-acked messages are redelivered after ack_wait.
- *
- * The library's callback form, not its iterator: the iterator cost a promise and a fiber resumption per message;
- * here the callback puts each message on a queue and the stream takes whatever has arrived as one chunk (with the
- * reconciler offering a chunk per partition; docs/performance.md, "Consumer"). The
- * queue needs no bound of its own: the server never has more than the consumer's max_ack_pending messages un-acked.
- * Should the consumer stop (deleted, or the connection closed for good), the stream fails, and what it had not yet
- * taken is redelivered after ack_wait.
+ * A durable pull consumer, each message handed to `onMessage` from the client's callback as it arrives: no queue, fiber
+ * or stream between (the deposit reconciler puts each straight on its partition's queue; docs/performance.md,
+ * "Consumer"). The consumer must exist (see `ensureTopology`); messages are NOT acked for you: ack after the work has
+ * committed, nak to have one redelivered. `maxMessages` is how many messages the client pulls ahead. Runs until
+ * interrupted, which stops the pull (un-acked messages are redelivered after ack_wait); fails should the consumer stop
+ * (deleted, or the connection closed for good). `onMessage` must not throw.
+ */
+export const consumeEach = (
+  stream: string,
+  durable: string,
+  opts: { readonly maxMessages: number },
+  onMessage: (m: JsMsg) => void
+): Effect.Effect<never, NatsError, Nats> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const js = jetstream(yield* Nats)
+      const consumer = yield* tryNats(`cannot open consumer ${durable} on ${stream}`, () =>
+        js.consumers.get(stream, durable)
+      )
+      const messages = yield* Effect.acquireRelease(
+        tryNats(`cannot consume ${durable} on ${stream}`, () => consumer.consume({ max_messages: opts.maxMessages, callback: onMessage })),
+        stopMessages
+      )
+      const cause = yield* Effect.promise(() => messages.closed())
+      return yield* new NatsError({ message: `consumer ${durable} on ${stream} stopped${cause ? `: ${String(cause)}` : ""}`, cause })
+    })
+  )
+
+/**
+ * `consumeEach` as a Stream: the callback puts each message on a queue and the stream takes whatever has arrived as
+ * one chunk. The queue needs no bound of its own: the server never has more than the consumer's max_ack_pending
+ * messages un-acked. Fails as `consumeEach` does.
  */
 export const consume = (
   stream: string,
@@ -58,20 +79,9 @@ export const consume = (
 ): Stream.Stream<JsMsg, NatsError, Nats> =>
   Stream.unwrapScoped(
     Effect.gen(function* () {
-      const js = jetstream(yield* Nats)
-      const consumer = yield* tryNats(`cannot open consumer ${durable} on ${stream}`, () =>
-        js.consumers.get(stream, durable)
-      )
       const queue = yield* Effect.acquireRelease(Queue.unbounded<JsMsg>(), Queue.shutdown)
-      const messages = yield* Effect.acquireRelease(
-        tryNats(`cannot consume ${durable} on ${stream}`, () =>
-          consumer.consume({ max_messages: opts.maxMessages, callback: (m) => void queue.unsafeOffer(m) })),
-        stopMessages
-      )
-      const stopped = Effect.promise(() => messages.closed()).pipe(
-        Effect.flatMap((cause) => new NatsError({ message: `consumer ${durable} on ${stream} stopped${cause ? `: ${String(cause)}` : ""}`, cause }))
-      )
-      return Stream.fromQueue(queue, { maxChunkSize: opts.maxMessages }).pipe(Stream.interruptWhen(stopped))
+      const reading = yield* Effect.forkScoped(consumeEach(stream, durable, opts, (m) => void queue.unsafeOffer(m)))
+      return Stream.fromQueue(queue, { maxChunkSize: opts.maxMessages }).pipe(Stream.interruptWhen(Fiber.join(reading)))
     })
   )
 

@@ -48,12 +48,13 @@ export interface PartitionedDeliveries {
    */
   readonly connected: Effect.Effect<boolean>
   /**
-   * Partition `partition`'s deliveries for the ownership `epoch`, in stream order, until the stream is interrupted.
-   * Opening it takes the partition over from any earlier ownership: its messages start where the previous owner's had
-   * got to (everything not acked comes again, in order), and the previous owner can no longer be delivered any.
-   * Fails with PartitionSuperseded when a later ownership already exists.
+   * Reads partition `partition` for the ownership `epoch` until interrupted, handing each delivery to `deliver`, in
+   * stream order, as it arrives (synchronously, from the client's callback: nothing stands between the broker and the
+   * reader's queue). Opening it takes the partition over from any earlier ownership: its messages start where the
+   * previous owner's had got to (everything not acked comes again, in order), and the previous owner can no longer be
+   * delivered any. Fails with PartitionSuperseded when a later ownership already exists. `deliver` must not throw.
    */
-  readonly open: (partition: number, epoch: number) => Stream.Stream<Delivery, BusError | PartitionSuperseded>
+  readonly open: (partition: number, epoch: number, deliver: (d: Delivery) => void) => Effect.Effect<never, BusError | PartitionSuperseded>
 }
 
 /** The deposit stream: JetStream in production, an in-process queue for the embedded default. */

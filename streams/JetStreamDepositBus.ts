@@ -3,7 +3,7 @@ import type { NatsConnection } from "@nats-io/nats-core"
 import { Effect, Layer, Option, Stream } from "effect"
 import { AppConfigTag, DEFAULT_DEPOSIT_PARTITIONS } from "../src/Config.js"
 import { tracingOn } from "../src/TraceContext.js"
-import { consume, replayFrom } from "./Consume.js"
+import { consumeEach, replayFrom } from "./Consume.js"
 import { publishMany } from "./Publish.js"
 import { Nats, NatsError, NatsLink, tryNats } from "./Nats.js"
 import { BusError, decodeEnvelope, DepositBus, encodeEnvelope, isDecoded, PartitionSuperseded, type Delivery } from "./DepositBus.js"
@@ -164,17 +164,17 @@ export const JetStreamDepositBusLive = (topology: Topology) =>
           })
         )
 
-      const openOn = (nc: NatsConnection, partition: number, epoch: number): Stream.Stream<Delivery, BusError | PartitionSuperseded> =>
-        Stream.unwrap(
-          Effect.gen(function* () {
-            const legacyFrom = yield* takeOver(nc, partition, epoch)
-            const live = consume(stream, partitionConsumerName(partition, epoch), { maxMessages: PULL }).pipe(Stream.map(toDelivery))
-            if (legacyFrom !== undefined) yield* Effect.logInfo(`deposit partition ${partition}: reading the earlier versions' subjects from ${legacyFrom} first`)
-            return legacyFrom === undefined ? live : Stream.concat(legacyDeliveries(partition, legacyFrom), live)
-          }).pipe(Effect.mapError((e) => (e instanceof NatsError ? asBusError(e) : e)))
-        ).pipe(
-          Stream.mapError((e) => (e instanceof NatsError ? asBusError(e) : e)),
-          Stream.provideService(Nats, nc)
+      const openOn = (nc: NatsConnection, partition: number, epoch: number, deliver: (d: Delivery) => void): Effect.Effect<never, BusError | PartitionSuperseded> =>
+        Effect.gen(function* () {
+          const legacyFrom = yield* takeOver(nc, partition, epoch)
+          if (legacyFrom !== undefined) {
+            yield* Effect.logInfo(`deposit partition ${partition}: reading the earlier versions' subjects from ${legacyFrom} first`)
+            yield* Stream.runForEach(legacyDeliveries(partition, legacyFrom), (d) => Effect.sync(() => deliver(d)))
+          }
+          return yield* consumeEach(stream, partitionConsumerName(partition, epoch), { maxMessages: PULL }, (m) => deliver(toDelivery(m)))
+        }).pipe(
+          Effect.mapError((e) => (e instanceof NatsError ? asBusError(e) : e)),
+          Effect.provideService(Nats, nc)
         )
 
       // The connection while the link is up (None while down), each connection once.
@@ -222,9 +222,12 @@ export const JetStreamDepositBusLive = (topology: Topology) =>
           // starts again on the connection it comes back with (the same ownership's consumer: no take-over then).
           // Messages already taken stay with the reconciler, whose acks go out on the same connection once it is back
           // (or are redelivered after ack_wait).
-          open: (partition, epoch) =>
+          open: (partition, epoch, deliver) =>
             connections.pipe(
-              Stream.flatMap(Option.match({ onNone: () => Stream.empty, onSome: (nc) => openOn(nc, partition, epoch) }), { switch: true })
+              Stream.flatMap(Option.match({ onNone: () => Stream.empty, onSome: (nc) => Stream.fromEffect(openOn(nc, partition, epoch, deliver)) }), { switch: true }),
+              Stream.runDrain,
+              // The link's changes never end while the bus's scope is open.
+              Effect.zipRight(Effect.never)
             )
         }
       })

@@ -1,4 +1,4 @@
-import { Chunk, Effect, Fiber, Queue, Schedule, Stream } from "effect"
+import { Effect, Fiber, type Queue, Runtime, Schedule } from "effect"
 import type { Delivery, PartitionedDeliveries } from "../../streams/DepositBus.js"
 import { type Claim, makePartitionLeases } from "../../streams/PartitionLeases.js"
 import { outageLog } from "../../src/OutageLog.js"
@@ -73,26 +73,36 @@ export const makePartitionOwnership = (partitioned: PartitionedDeliveries, lease
       Effect.gen(function* () {
         const fibers = queues.length
         const scope = yield* Effect.scope
+        const runtime = yield* Effect.runtime<never>()
 
         /**
          * Reads an owned partition into its fiber's queue (partition mod RECONCILER_PARTITIONS): the partition's messages
-         * arrive in stream order and stay in one queue, so they are applied in stream order, one batch at a time.
+         * arrive in stream order and stay in one queue, so they are applied in stream order, one batch at a time. Each
+         * goes on the queue from the bus's callback (an unbounded queue: the broker's max_ack_pending bounds what a
+         * partition holds), with no stream between (docs/performance.md, "Consumer").
          */
-        const read = (o: Owned): Effect.Effect<void> =>
-          partitioned.open(o.claim.partition, o.claim.epoch).pipe(
-            Stream.runForEachChunk((chunk) => {
-              if (!o.live) return Effect.interrupt
-              const items = Chunk.toReadonlyArray(chunk).map((d): Item => ({ d, owned: o }))
-              for (const i of items) held.add(i)
-              o.inFlight += items.length
-              // Deliveries again after a failure: the outage of this partition's consumer is over.
-              return Effect.zipRight(readOutages.succeeded(`partition ${o.claim.partition}`), Queue.offerAll(queues[o.claim.partition % fibers]!, items))
-            }),
+        const read = (o: Owned): Effect.Effect<void> => {
+          const queue = queues[o.claim.partition % fibers]!
+          // After a failure, the first delivery again ends this partition's consumer outage (one recovery line).
+          let recovering = false
+          const deliver = (d: Delivery) => {
+            if (!o.live) return
+            const item: Item = { d, owned: o }
+            held.add(item)
+            o.inFlight++
+            queue.unsafeOffer(item)
+            if (recovering) {
+              recovering = false
+              Runtime.runFork(runtime)(readOutages.succeeded(`partition ${o.claim.partition}`))
+            }
+          }
+          return partitioned.open(o.claim.partition, o.claim.epoch, deliver).pipe(
             Effect.catchTag("PartitionSuperseded", () => dropLost([o.claim], [o])),
-            Effect.tapErrorCause((c) => readOutages.failed(c, `partition ${o.claim.partition}`)),
+            Effect.tapErrorCause((c) => Effect.zipRight(Effect.sync(() => { recovering = true }), readOutages.failed(c, `partition ${o.claim.partition}`))),
             Effect.retry({ schedule: Schedule.spaced("1 second"), while: () => o.live }),
             Effect.catchAllCause(() => Effect.void)
           )
+        }
 
         const start = (claim: Claim) =>
           Effect.gen(function* () {

@@ -62,7 +62,10 @@ const make = Effect.gen(function* () {
 
   // One queue and one fiber each; a fiber applies its queue a batch at a time, in order, so whatever goes into one
   // queue in stream order is applied in stream order.
-  const queues = yield* Effect.forEach(Array.from({ length: fibers }), () => Queue.bounded<Item>(PARTITION_BUFFER))
+  // On a partitioned bus each delivery is put on its queue from the bus's callback, so those queues are unbounded: what
+  // a partition holds is bounded by the broker (the consumer's max_ack_pending). The in-process bus is read a chunk at a
+  // time, with backpressure from a bounded queue.
+  const queues = yield* Effect.forEach(Array.from({ length: fibers }), () => (partitioned === undefined ? Queue.bounded<Item>(PARTITION_BUFFER) : Queue.unbounded<Item>()))
   for (const q of queues) {
     yield* Queue.takeBetween(q, 1, MAX_BATCH).pipe(
       Effect.flatMap((chunk) => {

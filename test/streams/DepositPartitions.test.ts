@@ -1,6 +1,6 @@
 import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream"
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Layer, Stream } from "effect"
+import { Deferred, Effect, Exit, Layer } from "effect"
 import { AppConfigTag } from "../../src/Config.js"
 import { type Delivery, DepositBus, type DepositEnvelope, encodeEnvelope, isDecoded } from "../../streams/DepositBus.js"
 import { deleteTopology } from "../../streams/JetStream.js"
@@ -44,8 +44,16 @@ const withBus = <A, E>(body: (t: Topology) => Effect.Effect<A, E, DepositBus | N
 /** The first `n` deliveries of partition `p` for ownership `epoch` (the reading stops after them). */
 const take = (p: number, epoch: number, n: number) =>
   Effect.flatMap(DepositBus, (bus) =>
-    Stream.runCollect(bus.partitioned!.open(p, epoch).pipe(Stream.take(n))).pipe(
-      Effect.map(Chunk.toReadonlyArray),
+    Effect.gen(function* () {
+      const got: Array<Delivery> = []
+      const enough = yield* Deferred.make<void>()
+      const reading = bus.partitioned!.open(p, epoch, (d) => {
+        if (got.length < n) got.push(d)
+        if (got.length === n) Deferred.unsafeDone(enough, Exit.void)
+      })
+      yield* Effect.raceFirst(reading, Deferred.await(enough))
+      return got as ReadonlyArray<Delivery>
+    }).pipe(
       Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error(`fewer than ${n} deliveries of partition ${p}`) })
     ))
 
