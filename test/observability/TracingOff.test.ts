@@ -7,11 +7,16 @@ import { testConfig } from "../support/TestApp.js"
 
 /**
  * Without OTEL_EXPORTER_OTLP_ENDPOINT the service's tracing layer (src/Tracing.ts, as src/Service.ts builds it) installs
- * nothing: Effect's tracer stays the built-in one, and no component carries trace context. (A file of its own: a
+ * no tracer (Effect's stays the built-in one, switched off) and no component carries trace context. (A file of its own: a
  * traced app's layer in the same file would leave its settings in the test runtime.)
  */
 const configured = (otelEndpoint: Option.Option<string>) => TracingLive.pipe(Layer.provide(Layer.succeed(AppConfigTag, testConfig({ otelEndpoint }))))
-const observe = Effect.all({ tracer: Effect.tracer, propagation: tracingOn })
+const observe = Effect.all({
+  tracer: Effect.tracer,
+  propagation: tracingOn,
+  // What a span opened under the layer is: the built-in tracer's, or a no-op span when the tracer is off.
+  spanTraceId: Effect.useSpan("probe", (span) => Effect.succeed(span.traceId))
+})
 const builtIn = Effect.runSync(Effect.tracer)
 
 it.effect("without OTEL_EXPORTER_OTLP_ENDPOINT no tracer is installed and no trace context is carried", () =>
@@ -19,10 +24,13 @@ it.effect("without OTEL_EXPORTER_OTLP_ENDPOINT no tracer is installed and no tra
     const off = yield* observe.pipe(Effect.provide(configured(Option.none())))
     expect(off.tracer).toBe(builtIn)
     expect(off.propagation).toBe(false)
+    // Effect's own spans (a statement's, a request's) are no-op spans then: nothing is made for a tracer nobody reads.
+    expect(off.spanTraceId).toBe("noop")
     // The contrast: with an endpoint, the OpenTelemetry tracer and propagation (nothing is exported: no span ends here).
     const on = yield* observe.pipe(Effect.provide(configured(Option.some("http://127.0.0.1:9"))))
     expect(on.tracer).not.toBe(builtIn)
     expect(on.propagation).toBe(true)
+    expect(on.spanTraceId).toMatch(/^[0-9a-f]{32}$/)
   }))
 
 it("OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_SERVICE_NAME are read from the environment", async () => {
