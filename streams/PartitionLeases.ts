@@ -3,6 +3,7 @@ import { Data, Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import * as os from "node:os"
 import { integerArray } from "../src/db/PgArray.js"
+import { direct } from "../src/db/Direct.js"
 
 /** One ownership of one partition: the lease row's epoch when this process took it. */
 export interface Claim {
@@ -110,10 +111,10 @@ export const makePartitionLeases = (options: PartitionLeasesOptions) =>
 
     const fence = (claims: ReadonlyArray<Claim>): Effect.Effect<void, LeaseLost | SqlError.SqlError> =>
       Effect.gen(function* () {
-        const rows = yield* sql<{ partition: number; epoch: number }>`
+        const rows = yield* direct(sql<{ partition: number; epoch: number }>`
           SELECT partition, epoch FROM reconciler_partitions
           WHERE stream = ${key} AND owner = ${owner} AND partition = ANY(${integerArray(claims.map((c) => c.partition))}::int[])
-          FOR KEY SHARE`
+          FOR KEY SHARE`)
         const held = new Set(rows.map((r) => claimKey({ partition: r.partition, epoch: Number(r.epoch) })))
         const lost = claims.filter((c) => !held.has(claimKey(c)))
         if (lost.length > 0) return yield* new LeaseLost({ lost })

@@ -6,6 +6,7 @@ import { guardedChanges, type Journal, type Ledger } from "../ledger/Ledger.js"
 import type { Outbox, StagedEvent } from "../outbox/Outbox.js"
 import { ACCOUNT_COLUMNS, INBOX_RECONCILED, type LockedAccount, TRANSACTION_INSERT_COLUMNS, type TransactionValues } from "./DepositRows.js"
 import { byKey, makeHotPathReads } from "./HotPathReads.js"
+import { direct } from "../../src/db/Direct.js"
 
 /**
  * THE HOT PATH: every SQL statement a deposit batch runs in the reconciler, and only those (its reads are in
@@ -43,7 +44,7 @@ export const makeHotPath = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Ou
    */
   const lockAccounts = (keys: ReadonlyArray<{ readonly tenantId: string; readonly mode: string; readonly nuban: string }>, debits: boolean) => {
     const ordered = byKey(keys, (k) => `${k.tenantId}|${k.mode}|${k.nuban}`)
-    return sql<LockedAccount & { readonly txNowMs: number }>`
+    return direct(sql<LockedAccount & { readonly txNowMs: number }>`
       SELECT v.*, floor(extract(epoch FROM now()) * 1000)::int8 AS tx_now_ms
       FROM unnest(${textArray(ordered.map((k) => k.tenantId))}::text[], ${textArray(ordered.map((k) => k.mode))}::text[], ${textArray(ordered.map((k) => k.nuban))}::text[])
         WITH ORDINALITY AS k(tenant_id, mode, nuban, ord)
@@ -53,7 +54,7 @@ export const makeHotPath = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Ou
         WHERE va.nuban = k.nuban AND va.tenant_id = k.tenant_id AND va.mode = k.mode AND va.status = 'Active'
         ${sql.literal(debits ? "FOR UPDATE OF va" : "FOR NO KEY UPDATE OF va")}
       ) v
-      ORDER BY k.ord`
+      ORDER BY k.ord`)
   }
 
   /**
@@ -83,10 +84,10 @@ export const makeHotPath = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Ou
   }) =>
     Effect.gen(function* () {
       const markReconciled = sql`UPDATE inbound_events SET ${sql.literal(INBOX_RECONCILED)} WHERE id = ANY(${integerArray(w.inboxIds)}::bigint[])`
-      if (w.transactions.length === 0) return yield* markReconciled
+      if (w.transactions.length === 0) return yield* direct(markReconciled)
       const staged = outbox.prepare(w.events, w.eventsCreatedAt, w.traceparent)
       const ledgerInsert = yield* ledger.insertMany(w.journals)
-      const [written] = yield* sql<{ transactions: number; accounts: number }>`
+      const [written] = yield* direct(sql<{ transactions: number; accounts: number }>`
         WITH t AS (${insertFromJson(sql, "transactions", TRANSACTION_INSERT_COLUMNS, w.transactions)} RETURNING 1),
           ${ledgerInsert ? sql`l AS (${ledgerInsert}),` : sql``}
           a AS (
@@ -97,17 +98,17 @@ export const makeHotPath = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Ou
           i AS (${markReconciled}),
           o AS (${staged.insertEvents}),
           p AS (${staged.insertPending("o")})
-        SELECT (SELECT count(*) FROM t)::int AS transactions, (SELECT count(*) FROM a)::int AS accounts`
+        SELECT (SELECT count(*) FROM t)::int AS transactions, (SELECT count(*) FROM a)::int AS accounts`)
       if (written?.transactions !== w.transactions.length || written.accounts !== w.accounts.length) {
         return yield* Effect.dieMessage(`batched reconcile wrote ${JSON.stringify(written)} for ${w.transactions.length} transactions and ${w.accounts.length} accounts`)
       }
       yield* outbox.nudge(w.events)
       if (w.reversedCredits.length > 0) {
-        yield* sql`
+        yield* direct(sql`
           UPDATE transactions t SET reversed_kobo = u.reversed_kobo, status = u.status
           FROM unnest(${integerArray(w.reversedCredits.map((c) => c.id))}::bigint[], ${integerArray(w.reversedCredits.map((c) => c.reversedKobo))}::bigint[],
             ${textArray(w.reversedCredits.map((c) => c.status))}::text[]) AS u(id, reversed_kobo, status)
-          WHERE t.id = u.id`
+          WHERE t.id = u.id`)
       }
       const holdsTaken = w.holdsTaken ?? []
       const flags = [...(w.receivables ?? [])].filter(([scope, owed]) => (owed > 0) !== (w.owing?.has(scope) ?? false))
@@ -115,22 +116,22 @@ export const makeHotPath = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Ou
       if (holdsTaken.length > 0) {
         // What a reversal took out of escrow leaves its hold; a hold it emptied has ended (Released, nothing left held).
         const [tenants, modes] = splitScopes(holdsTaken.map((h) => h.scopeKey))
-        yield* sql`
+        yield* direct(sql`
           UPDATE holds h SET held_kobo = h.held_kobo - u.taken,
             status = CASE WHEN h.held_kobo = u.taken THEN 'Released' ELSE h.status END,
             released_at = CASE WHEN h.held_kobo = u.taken THEN now() ELSE h.released_at END
           FROM unnest(${textArray(tenants)}::text[], ${textArray(modes)}::text[], ${textArray(holdsTaken.map((h) => h.reference))}::text[],
             ${integerArray(holdsTaken.map((h) => h.takenKobo))}::bigint[]) AS u(tenant_id, mode, reference, taken)
-          WHERE h.tenant_id = u.tenant_id AND h.mode = u.mode AND h.reference = u.reference AND h.status = 'Held'`
+          WHERE h.tenant_id = u.tenant_id AND h.mode = u.mode AND h.reference = u.reference AND h.status = 'Held'`)
       }
       if (flags.length > 0) {
         const [tenants, modes] = splitScopes(flags.map((f) => f.scopeKey))
-        yield* sql`
+        yield* direct(sql`
           UPDATE tenants t SET receivable_modes = CASE WHEN u.open THEN array_append(array_remove(t.receivable_modes, u.mode), u.mode)
             ELSE array_remove(t.receivable_modes, u.mode) END
           FROM unnest(${textArray(tenants)}::text[], ${textArray(modes)}::text[], ${textArray(flags.map((f) => String(f.open)))}::boolean[])
             AS u(tenant_id, mode, open)
-          WHERE t.id = u.tenant_id`
+          WHERE t.id = u.tenant_id`)
       }
       yield* ledger.applyGuarded(guardedChanges(w.journals)).pipe(Effect.orDie)
     })

@@ -8,6 +8,7 @@ import type { PriorCredit } from "../../src/domain/Reconciliation.js"
 import { DUPLICATE_WINDOW_MS } from "../../src/domain/Reconciliation.js"
 import { PAYER_REUSE_WINDOW_MS, VELOCITY_WINDOW_MS } from "../../src/domain/Risk.js"
 import type { Ledger } from "../ledger/Ledger.js"
+import { direct } from "../../src/db/Direct.js"
 
 /**
  * THE HOT PATH, its reads: what `decideBatch` needs from the table for a deposit batch (risk windows, payer reuse and,
@@ -56,7 +57,7 @@ export const makeHotPathReads = (sql: SqlClient.SqlClient, ledger: Ledger) => {
         } else windows.set(key, { accountId: d.accountId, amountKobo: d.amountKobo, from: t - DUPLICATE_WINDOW_MS, to: t + DUPLICATE_WINDOW_MS })
       }
       const ws = [...windows.values()]
-      const rows = yield* sql<{
+      const rows = yield* direct(sql<{
         readonly ord: number | null; readonly velocity: number | null; readonly virtualAccountId: string | null; readonly reference: string
         readonly amountKobo: number; readonly senderAccountNumber: string | null; readonly senderName: string | null; readonly paidAt: Date
       }>`
@@ -79,7 +80,7 @@ export const makeHotPathReads = (sql: SqlClient.SqlClient, ledger: Ledger) => {
           WHERE t.virtual_account_id = w.account_id AND t.paid_at BETWEEN w.from_at AND w.to_at AND t.amount_kobo = w.amount_kobo
             AND t.kind = 'inflow' AND t.status IN ('Completed', 'PendingReview')
           OFFSET 0
-        ) tr`
+        ) tr`)
       for (const r of rows) {
         if (r.ord !== null) velocity.set(r.ord, r.velocity ?? 0)
         else {
@@ -101,7 +102,7 @@ export const makeHotPathReads = (sql: SqlClient.SqlClient, ledger: Ledger) => {
       const reuse = new Map<number, ReadonlyArray<string>>()
       const withPayer = inflows.filter((d) => d.payerKey !== "")
       if (withPayer.length === 0) return reuse
-      const rows = yield* sql<{ ord: number; accounts: ReadonlyArray<string> }>`
+      const rows = yield* direct(sql<{ ord: number; accounts: ReadonlyArray<string> }>`
         SELECT d.ord, ARRAY(
           SELECT DISTINCT tr.virtual_account_id FROM transactions tr
           WHERE tr.tenant_id = d.tenant_id AND tr.mode = d.mode AND tr.sender_name_key = d.payer_key
@@ -110,7 +111,7 @@ export const makeHotPathReads = (sql: SqlClient.SqlClient, ledger: Ledger) => {
         FROM unnest(${integerArray(withPayer.map((d) => d.index))}::int[], ${textArray(withPayer.map((d) => d.tenantId))}::text[], ${textArray(withPayer.map((d) => d.mode))}::text[],
           ${textArray(withPayer.map((d) => d.payerKey))}::text[], ${textArray(withPayer.map((d) => d.accountId))}::text[], ${textArray(withPayer.map((d) => d.paidAt.toISOString()))}::timestamptz[],
           ${textArray(withPayer.map((d) => iso(d.paidAt.getTime() - PAYER_REUSE_WINDOW_MS)))}::timestamptz[])
-          AS d(ord, tenant_id, mode, payer_key, account_id, paid_at, window_start)`
+          AS d(ord, tenant_id, mode, payer_key, account_id, paid_at, window_start)`)
       for (const r of rows) reuse.set(r.ord, r.accounts)
       return reuse
     })
@@ -127,7 +128,7 @@ export const makeHotPathReads = (sql: SqlClient.SqlClient, ledger: Ledger) => {
       if (scopes.length === 0) return receivableKobo
       const ordered = byKey(scopes, (s) => `${s.tenantId}|${s.mode}`)
       for (const s of ordered) receivableKobo.set(`${s.tenantId}|${s.mode}`, 0)
-      const rows = yield* sql<{ tenantId: string; mode: string; balanceKobo: number }>`
+      const rows = yield* direct(sql<{ tenantId: string; mode: string; balanceKobo: number }>`
         SELECT b.tenant_id, b.mode, b.balance_kobo FROM unnest(${textArray(ordered.map((s) => s.tenantId))}::text[], ${textArray(ordered.map((s) => s.mode))}::text[])
           WITH ORDINALITY AS k(tenant_id, mode, ord)
         CROSS JOIN LATERAL (
@@ -135,7 +136,7 @@ export const makeHotPathReads = (sql: SqlClient.SqlClient, ledger: Ledger) => {
           WHERE tenant_id = k.tenant_id AND mode = k.mode AND account = ${GuardedBalance.receivable}
           FOR UPDATE
         ) b
-        ORDER BY k.ord`
+        ORDER BY k.ord`)
       for (const r of rows) receivableKobo.set(`${r.tenantId}|${r.mode}`, r.balanceKobo)
       return receivableKobo
     })
@@ -158,26 +159,26 @@ export const makeHotPathReads = (sql: SqlClient.SqlClient, ledger: Ledger) => {
         freeKobo.set(a.accountId, 0)
         holds.set(a.accountId, new Map())
       }
-      const credits = yield* sql<{ virtualAccountId: string; id: number; reference: string; amountKobo: number; reversedKobo: number; paidAt: Date }>`
+      const credits = yield* direct(sql<{ virtualAccountId: string; id: number; reference: string; amountKobo: number; reversedKobo: number; paidAt: Date }>`
         SELECT virtual_account_id, id, reference, amount_kobo, reversed_kobo, paid_at FROM transactions
         WHERE virtual_account_id = ANY(${textArray(accounts.map((a) => a.accountId))}::text[])
-          AND kind = 'inflow' AND status = 'Completed' AND reversed_kobo < amount_kobo`
+          AND kind = 'inflow' AND status = 'Completed' AND reversed_kobo < amount_kobo`)
       for (const c of credits) reversible.get(c.virtualAccountId)!.push({ id: c.id, reference: c.reference, amountKobo: c.amountKobo, reversedKobo: c.reversedKobo, paidAtMs: c.paidAt.getTime() })
       // The holds of those credits: a reversal takes a held deposit's money out of escrow first. (The account rows are
       // locked, and every hold, release and refund locks its account's row first: these cannot change meanwhile.)
       if (credits.length > 0) {
-        const held = yield* sql<{ virtualAccountId: string; reference: string; heldKobo: number }>`
+        const held = yield* direct(sql<{ virtualAccountId: string; reference: string; heldKobo: number }>`
           SELECT h.virtual_account_id, h.reference, h.held_kobo FROM unnest(${textArray(credits.map((c) => c.reference))}::text[], ${textArray(credits.map((c) => c.virtualAccountId))}::text[]) AS k(reference, account_id)
           JOIN holds h ON h.reference = k.reference AND h.virtual_account_id = k.account_id
           WHERE h.tenant_id = ANY(${textArray(accounts.map((a) => a.tenantId))}::text[]) AND h.mode = ANY(${textArray(accounts.map((a) => a.mode))}::text[])
-            AND h.status = 'Held' AND h.held_kobo > 0`
+            AND h.status = 'Held' AND h.held_kobo > 0`)
         for (const h of held) holds.get(h.virtualAccountId)!.set(h.reference, h.heldKobo)
       }
-      const funds = yield* sql<{ account: string; free: number }>`
+      const funds = yield* direct(sql<{ account: string; free: number }>`
         SELECT account, -sum(amount_kobo)::bigint AS free FROM ledger_entries
         WHERE tenant_id = ANY(${textArray(accounts.map((a) => a.tenantId))}::text[]) AND mode = ANY(${textArray(accounts.map((a) => a.mode))}::text[])
           AND account = ANY(${textArray(accounts.map((a) => LedgerAccount.customerFunds(a.accountId)))}::text[])
-        GROUP BY account`
+        GROUP BY account`)
       for (const f of funds) freeKobo.set(f.account.slice("customer_funds:".length), f.free)
       // Every stripe of the tenant's available balance, locked in order: the write lowers it.
       for (const s of byKey(reversals, (d) => `${d.tenantId}|${d.mode}`)) {

@@ -5,6 +5,7 @@ import { integerArray, textArray } from "../../src/db/PgArray.js"
 import { AVAILABLE_STRIPES, GuardedBalance, type Leg } from "../../src/domain/Ledger.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import type { GuardedChange, Journal } from "./Ledger.js"
+import { direct } from "../../src/db/Direct.js"
 
 const LEG_COLUMNS: ReadonlyArray<Column<{ readonly journal: Journal; readonly leg: Leg }>> = [
   ["tenant_id", "text", (r) => r.journal.tenantId], ["mode", "text", (r) => r.journal.mode], ["journal_id", "text", (r) => r.journal.journalId],
@@ -26,110 +27,110 @@ export const makeLedgerStore = Effect.gen(function* () {
 
   /** Posts one journal's legs, each once: how many legs are new. */
   const postEntries = (journal: Journal) =>
-    sql<{ n: number }>`
+    direct(sql<{ n: number }>`
         WITH i AS (${insertEntries(journal.legs.map((leg) => ({ journal, leg })))}
           ON CONFLICT (tenant_id, mode, journal_id, account) DO NOTHING RETURNING 1)
-        SELECT count(*)::int AS n FROM i`.pipe(Effect.orDie, Effect.map((rows) => rows[0]!.n))
+        SELECT count(*)::int AS n FROM i`).pipe(Effect.orDie, Effect.map((rows) => rows[0]!.n))
 
   /** Posts several journals' legs, each once: per journal with new legs, how many. */
   const postEntriesMany = (journals: ReadonlyArray<Journal>) =>
-    sql<{ journalId: string; n: number }>`
+    direct(sql<{ journalId: string; n: number }>`
         WITH i AS (${insertEntries(journals.flatMap((journal) => journal.legs.map((leg) => ({ journal, leg }))))}
           ON CONFLICT (tenant_id, mode, journal_id, account) DO NOTHING RETURNING journal_id)
-        SELECT journal_id, count(*)::int AS n FROM i GROUP BY journal_id`.pipe(Effect.orDie)
+        SELECT journal_id, count(*)::int AS n FROM i GROUP BY journal_id`).pipe(Effect.orDie)
 
   /** Raises the available balance on a stripe no other transaction holds (SKIP LOCKED); no row when every one is held. */
   const raiseFreeStripe = (c: GuardedChange) =>
-    sql<{ account: string }>`
+    direct(sql<{ account: string }>`
           UPDATE ledger_balances b SET balance_kobo = b.balance_kobo + ${c.deltaKobo}, updated_at = now()
           WHERE b.tenant_id = ${c.tenantId} AND b.mode = ${c.mode} AND b.account = (
             SELECT account FROM ledger_balances
             WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ANY(${stripeList}::text[])
             ORDER BY account LIMIT 1 FOR UPDATE SKIP LOCKED)
-          RETURNING b.account`
+          RETURNING b.account`)
 
   /** Raises the available balance on a stripe picked at random, waiting for its lock; no row when there is none. */
   const raiseAnyStripe = (c: GuardedChange) =>
-    sql<{ account: string }>`UPDATE ledger_balances SET balance_kobo = balance_kobo + ${c.deltaKobo}, updated_at = now()
+    direct(sql<{ account: string }>`UPDATE ledger_balances SET balance_kobo = balance_kobo + ${c.deltaKobo}, updated_at = now()
           WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ${STRIPES[Math.floor(Math.random() * AVAILABLE_STRIPES)]!}
-          RETURNING account`
+          RETURNING account`)
 
   /** Lowers the available balance on ONE free stripe that holds enough (SKIP LOCKED); no row when there is none. */
   const lowerOneStripe = (c: GuardedChange) =>
-    sql<{ account: string }>`
+    direct(sql<{ account: string }>`
           UPDATE ledger_balances b SET balance_kobo = b.balance_kobo + ${c.deltaKobo}, updated_at = now()
           WHERE b.tenant_id = ${c.tenantId} AND b.mode = ${c.mode} AND b.account = (
             SELECT account FROM ledger_balances
             WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ANY(${stripeList}::text[]) AND balance_kobo >= ${-c.deltaKobo}
             ORDER BY balance_kobo DESC LIMIT 1 FOR UPDATE SKIP LOCKED)
-          RETURNING b.account`
+          RETURNING b.account`)
 
   /** Every stripe of the scope, locked in order. */
   const lockStripes = (c: Scope) =>
-    sql<{ account: string; balanceKobo: number }>`
+    direct(sql<{ account: string; balanceKobo: number }>`
           SELECT account, balance_kobo FROM ledger_balances
           WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ANY(${stripeList}::text[])
-          ORDER BY account FOR UPDATE`
+          ORDER BY account FOR UPDATE`)
 
   /** Takes each amount off its (locked) stripe. */
   const takeFromStripes = (c: Scope, takes: ReadonlyArray<readonly [string, number]>) =>
-    sql`UPDATE ledger_balances b SET balance_kobo = b.balance_kobo - u.take, updated_at = now()
+    direct(sql`UPDATE ledger_balances b SET balance_kobo = b.balance_kobo - u.take, updated_at = now()
           FROM unnest(${textArray(takes.map(([a]) => a))}::text[], ${integerArray(takes.map(([, t]) => t))}::bigint[]) AS u(account, take)
-          WHERE b.tenant_id = ${c.tenantId} AND b.mode = ${c.mode} AND b.account = u.account`
+          WHERE b.tenant_id = ${c.tenantId} AND b.mode = ${c.mode} AND b.account = u.account`)
 
   /** Locks guarded rows (one per account) in order, so two steps that touch the same rows never deadlock. */
   const lockRows = (changes: ReadonlyArray<GuardedChange>) =>
-    sql`SELECT 1 FROM ledger_balances b JOIN unnest(${textArray(changes.map((c) => c.tenantId))}::text[], ${textArray(changes.map((c) => c.mode))}::text[],
+    direct(sql`SELECT 1 FROM ledger_balances b JOIN unnest(${textArray(changes.map((c) => c.tenantId))}::text[], ${textArray(changes.map((c) => c.mode))}::text[],
               ${textArray(changes.map((c) => c.account))}::text[]) AS c(tenant_id, mode, account)
             ON b.tenant_id = c.tenant_id AND b.mode = c.mode AND b.account = c.account
-            ORDER BY b.tenant_id, b.mode, b.account FOR UPDATE OF b`
+            ORDER BY b.tenant_id, b.mode, b.account FOR UPDATE OF b`)
 
   /** Moves guarded rows by their changes: the rows that exist (and so moved). */
   const updateRows = (cs: ReadonlyArray<GuardedChange>) =>
-    sql<{ tenantId: string; mode: string; account: string }>`
+    direct(sql<{ tenantId: string; mode: string; account: string }>`
             UPDATE ledger_balances b SET balance_kobo = b.balance_kobo + c.delta, updated_at = now()
             FROM unnest(${textArray(cs.map((c) => c.tenantId))}::text[], ${textArray(cs.map((c) => c.mode))}::text[],
               ${textArray(cs.map((c) => c.account))}::text[], ${integerArray(cs.map((c) => c.deltaKobo))}::bigint[]) AS c(tenant_id, mode, account, delta)
             WHERE b.tenant_id = c.tenant_id AND b.mode = c.mode AND b.account = c.account
-            RETURNING b.tenant_id, b.mode, b.account`
+            RETURNING b.tenant_id, b.mode, b.account`)
 
   /** Makes the missing guarded rows, at zero. */
   const insertRows = (missing: ReadonlyArray<GuardedChange>) =>
-    sql`INSERT INTO ledger_balances (tenant_id, mode, account, balance_kobo)
+    direct(sql`INSERT INTO ledger_balances (tenant_id, mode, account, balance_kobo)
           SELECT * FROM unnest(${textArray(missing.map((c) => c.tenantId))}::text[], ${textArray(missing.map((c) => c.mode))}::text[],
             ${textArray(missing.map((c) => c.account))}::text[], ${integerArray(missing.map(() => 0))}::bigint[])
-          ON CONFLICT (tenant_id, mode, account) DO NOTHING`
+          ON CONFLICT (tenant_id, mode, account) DO NOTHING`)
 
   /** The tenant's available balance: the sum of its stripes, locked when `lock` (a step about to lower it). */
   const available = (scope: Scope, lock = false) =>
-    sql<{ account: string; balanceKobo: number }>`SELECT account, balance_kobo FROM ledger_balances
+    direct(sql<{ account: string; balanceKobo: number }>`SELECT account, balance_kobo FROM ledger_balances
         WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND account = ANY(${stripeList}::text[])
-        ORDER BY account ${lock ? sql`FOR UPDATE` : sql``}`.pipe(
+        ORDER BY account ${lock ? sql`FOR UPDATE` : sql``}`).pipe(
       Effect.map((rows) => rows.reduce((sum, r) => sum + r.balanceKobo, 0)),
       Effect.orDie
     )
 
   /** The sum of each account's entries (debits positive): a row per account that has entries. */
   const entriesSums = (scope: Scope, accounts: ReadonlyArray<string>) =>
-    sql<{ account: string; balance: number }>`
+    direct(sql<{ account: string; balance: number }>`
         SELECT account, sum(amount_kobo)::bigint AS balance FROM ledger_entries
-        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND account = ANY(${accounts}::text[]) GROUP BY account`.pipe(Effect.orDie)
+        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND account = ANY(${accounts}::text[]) GROUP BY account`).pipe(Effect.orDie)
 
   /** The tenant's receivable row in the scope's mode, locked as asked (see Ledger.receivable). */
   const receivable = (scope: Scope, lock?: "update" | "share") =>
-    sql<{ balanceKobo: number }>`SELECT balance_kobo FROM ledger_balances
+    direct(sql<{ balanceKobo: number }>`SELECT balance_kobo FROM ledger_balances
         WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND account = ${GuardedBalance.receivable}
-        ${lock === "update" ? sql`FOR UPDATE` : lock === "share" ? sql`FOR SHARE` : sql``}`.pipe(
+        ${lock === "update" ? sql`FOR UPDATE` : lock === "share" ? sql`FOR SHARE` : sql``}`).pipe(
       Effect.map((rows) => rows[0]?.balanceKobo ?? 0),
       Effect.orDie
     )
 
   /** Sets or clears the scope's mode in `tenants.receivable_modes`. */
   const flagReceivable = (scope: Scope, owing: boolean) =>
-    sql`UPDATE tenants SET receivable_modes = ${owing
+    direct(sql`UPDATE tenants SET receivable_modes = ${owing
       ? sql`array_append(array_remove(receivable_modes, ${scope.mode}::text), ${scope.mode}::text)`
       : sql`array_remove(receivable_modes, ${scope.mode}::text)`}
-        WHERE id = ${scope.tenantId}`.pipe(Effect.asVoid, Effect.orDie)
+        WHERE id = ${scope.tenantId}`).pipe(Effect.asVoid, Effect.orDie)
 
   return {
     insertEntries, postEntries, postEntriesMany, raiseFreeStripe, raiseAnyStripe, lowerOneStripe, lockStripes, takeFromStripes,

@@ -162,7 +162,8 @@ export const makeTestApp = <E = never, R = never>(
     Layer.provideMerge(Layer.succeed(SettlementRunSettings, { ...TEST_SETTLEMENT, ...options.settlement })),
     Layer.provideMerge(Layer.succeed(BillingWorkerSettings, { intervalMs: 30_000, worker: false, ...options.billing })),
     Layer.provideMerge(Layer.succeed(CheckoutSettings, { heartbeatMs: 15_000, maxStreams: 2_000, maxStreamsPerToken: 5, ...options.checkout })),
-    Layer.provideMerge(options.tracing ?? Layer.empty),
+    // Without a tracing layer, Effect's tracer is off, as in the service without OTEL_EXPORTER_OTLP_ENDPOINT (src/Tracing.ts).
+    Layer.provideMerge(options.tracing ?? Layer.setTracerEnabled(false)),
     Layer.provide(Logger.minimumLogLevel(config.logLevel))
   )
 }
