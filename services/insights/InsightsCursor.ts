@@ -6,6 +6,7 @@ import { outageLog } from "../../src/OutageLog.js"
 import { INSIGHTS_TURN, tryTurn } from "../outbox/Registry.js"
 import { OutboxWakeups } from "../outbox/Wakeups.js"
 import { Rollups } from "./Rollups.js"
+import { direct } from "../../src/db/Direct.js"
 
 /**
  * The insights consumer's deposits, read by commit horizon (issue 33). A deposit, and a later change of what the
@@ -65,17 +66,17 @@ export const cursorBatch = (batchSize: number = CURSOR_BATCH) =>
     // The cursor and the horizon first. Every transaction below the horizon had ended before this statement's snapshot,
     // so any later snapshot (the next statement's) sees all their rows: the window read next is final. `behind`: a
     // committed row waits beyond the horizon (ORDER BY ... LIMIT 1, so the plan is a probe of the index, not a scan).
-    const [c] = yield* sql<{ xid: string; txId: number; horizon: string; behind: boolean }>`
+    const [c] = yield* direct(sql<{ xid: string; txId: number; horizon: string; behind: boolean }>`
       SELECT c.xid::text AS xid, c.tx_id, pg_snapshot_xmin(pg_current_snapshot())::text AS horizon,
         (SELECT b.insight_xid FROM transactions b WHERE b.insight_xid IS NOT NULL AND b.insight_xid >= pg_snapshot_xmin(pg_current_snapshot())
           ORDER BY b.insight_xid LIMIT 1) IS NOT NULL AS behind
-      FROM insight_cursor c`
+      FROM insight_cursor c`)
     if (c === undefined) return { counted: 0, busy: false, behind: false, full: false }
     // The window: a range of the (insight_xid, id) index, in its order.
-    const found = yield* sql<WindowRow>`
+    const found = yield* direct(sql<WindowRow>`
       SELECT t.id, t.insight_xid::text AS xid, t.tenant_id, t.mode, t.virtual_account_id, t.paid_at, t.reviewed_at FROM transactions t
       WHERE t.insight_xid IS NOT NULL AND (t.insight_xid, t.id) > (${c.xid}::xid8, ${Number(c.txId)}::bigint) AND t.insight_xid < ${c.horizon}::xid8
-      ORDER BY t.insight_xid, t.id LIMIT ${batchSize}`
+      ORDER BY t.insight_xid, t.id LIMIT ${batchSize}`)
     if (found.length === 0) return { counted: 0, busy: false, behind: c.behind, full: false }
     yield* rollups.applyTransactions(found.map((r) => Number(r.id)))
     const touches = []
@@ -89,7 +90,7 @@ export const cursorBatch = (batchSize: number = CURSOR_BATCH) =>
     const full = found.length >= batchSize
     const last = found[found.length - 1]!
     const next = full ? { xid: last.xid, txId: Number(last.id) } : { xid: c.horizon, txId: 0 }
-    yield* sql`UPDATE insight_cursor SET xid = ${next.xid}::xid8, tx_id = ${next.txId}`
+    yield* direct(sql`UPDATE insight_cursor SET xid = ${next.xid}::xid8, tx_id = ${next.txId}`)
     return { counted: found.length, busy: false, behind: c.behind, full }
   }).pipe((batch) => Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(batch)))
 

@@ -3,6 +3,7 @@ import type { BillingInterval } from "../../src/domain/Billing.js"
 import { collectedSql, daySql, riskBandSql } from "../../src/domain/InsightRollups.js"
 import type { Mode } from "../../src/domain/Mode.js"
 import { awaitTurn, INSIGHTS_TURN } from "../outbox/Registry.js"
+import { direct } from "../../src/db/Direct.js"
 
 /** What a change adds to one `insight_days` row. */
 export interface DayDelta { tenantId: string; mode: string; key: string; day: number; count: number; amount: number }
@@ -23,27 +24,27 @@ export interface ReceivableRow {
 export const makeRollupStore = (sql: SqlClient.SqlClient) => {
   /** Adds each delta to its `insight_days` row (`rows` in key order, none all zero). */
   const addDays = (rows: ReadonlyArray<DayDelta>) =>
-    sql`INSERT INTO insight_days (tenant_id, mode, key, day, count, amount_kobo)
+    direct(sql`INSERT INTO insight_days (tenant_id, mode, key, day, count, amount_kobo)
       SELECT * FROM unnest(${rows.map((r) => r.tenantId)}::text[], ${rows.map((r) => r.mode)}::text[], ${rows.map((r) => r.key)}::text[],
         ${rows.map((r) => r.day)}::int[], ${rows.map((r) => r.count)}::bigint[], ${rows.map((r) => r.amount)}::bigint[])
       ON CONFLICT (tenant_id, mode, key, day) DO UPDATE SET count = insight_days.count + excluded.count,
-        amount_kobo = insight_days.amount_kobo + excluded.amount_kobo`
+        amount_kobo = insight_days.amount_kobo + excluded.amount_kobo`)
 
   /** Deposits counted before: the collected contribution now against the one counted (rows locked, in id order). */
   const countedTransactions = (ids: ReadonlyArray<number>) =>
-    sql<{ id: number; tenantId: string; mode: string; day: number; now: number; was: number; pendingNow: boolean; pendingWas: boolean }>`
+    direct(sql<{ id: number; tenantId: string; mode: string; day: number; now: number; was: number; pendingNow: boolean; pendingWas: boolean }>`
       SELECT t.id, t.tenant_id, t.mode, ${sql.literal(daySql("t.paid_at"))} AS day,
         (${sql.literal(collectedSql("t"))}) AS now, x.collected_kobo AS was, t.status = 'PendingReview' AS pending_now, x.pending AS pending_was
-      FROM insight_tx x JOIN transactions t ON t.id = x.id WHERE x.id = ANY(${ids}::bigint[]) ORDER BY x.id FOR UPDATE OF x`
+      FROM insight_tx x JOIN transactions t ON t.id = x.id WHERE x.id = ANY(${ids}::bigint[]) ORDER BY x.id FOR UPDATE OF x`)
 
   const recountTransactions = (moved: ReadonlyArray<{ id: number; now: number; pendingNow: boolean }>) =>
-    sql`UPDATE insight_tx x SET collected_kobo = u.c, pending = u.p
+    direct(sql`UPDATE insight_tx x SET collected_kobo = u.c, pending = u.p
       FROM unnest(${moved.map((m) => m.id)}::bigint[], ${moved.map((m) => m.now)}::bigint[], ${moved.map((m) => m.pendingNow)}::boolean[]) AS u(id, c, p)
-      WHERE x.id = u.id`
+      WHERE x.id = u.id`)
 
   /** Counts the deposits the condition selects that are not counted yet: one statement, whatever their number. */
   const countNew = (where: Statement.Fragment) =>
-    sql`WITH src AS (
+    direct(sql`WITH src AS (
           SELECT t.id, t.tenant_id, t.mode, ${sql.literal(daySql("t.paid_at"))} AS day, t.reconciliation_status, t.amount_kobo,
             ${sql.literal(riskBandSql("t"))} AS band,
             (${sql.literal(collectedSql("t"))}) AS collected, t.status = 'PendingReview' AS pending
@@ -61,7 +62,7 @@ export const makeRollupStore = (sql: SqlClient.SqlClient) => {
       GROUP BY s.tenant_id, s.mode, k.key, s.day
       ORDER BY s.tenant_id, s.mode, k.key, s.day
       ON CONFLICT (tenant_id, mode, key, day) DO UPDATE SET count = insight_days.count + excluded.count,
-        amount_kobo = insight_days.amount_kobo + excluded.amount_kobo`
+        amount_kobo = insight_days.amount_kobo + excluded.amount_kobo`)
 
   /** The deposits of `ids` not counted yet, counted. */
   const countNewIds = (ids: ReadonlyArray<number>) => countNew(sql`t.id = ANY(${ids}::bigint[])`)
@@ -79,88 +80,88 @@ export const makeRollupStore = (sql: SqlClient.SqlClient) => {
   const writerLock = () => awaitTurn(sql, INSIGHTS_TURN)
 
   const activeAccounts = (ids: ReadonlyArray<string>) =>
-    sql<{
+    direct(sql<{
       id: string; customerId: string; expectedAmountKobo: number | null; amountPaidKobo: number; createdAt: Date; expiryDateUtc: Date | null
     }>`SELECT id, customer_id, expected_amount_kobo, amount_paid_kobo, created_at, expiry_date_utc FROM virtual_accounts
-      WHERE id = ANY(${ids}::text[]) AND status = 'Active'`
+      WHERE id = ANY(${ids}::text[]) AND status = 'Active'`)
 
   /** The accounts' billing periods with an amount, each account's in schedule and period order. */
   const billedPeriods = (ids: ReadonlyArray<string>) =>
-    sql<{ accountId: string; amountKobo: number; dueAt: Date }>`
+    direct(sql<{ accountId: string; amountKobo: number; dueAt: Date }>`
       SELECT s.virtual_account_id AS account_id, p.amount_kobo, p.due_at FROM billing_periods p JOIN billing_schedules s ON s.id = p.schedule_id
-      WHERE s.virtual_account_id = ANY(${ids}::text[]) AND p.amount_kobo > 0 ORDER BY s.virtual_account_id, s.created_at, s.id, p.index`
+      WHERE s.virtual_account_id = ANY(${ids}::text[]) AND p.amount_kobo > 0 ORDER BY s.virtual_account_id, s.created_at, s.id, p.index`)
 
   const countedReceivables = (ids: ReadonlyArray<string>) =>
-    sql<ReceivableRow>`
+    direct(sql<ReceivableRow>`
       SELECT account_id, seq, customer_id, due_day, amount_kobo, collected_kobo, paid_day FROM insight_receivables
-      WHERE account_id = ANY(${ids}::text[]) ORDER BY account_id, seq`
+      WHERE account_id = ANY(${ids}::text[]) ORDER BY account_id, seq`)
 
   const deleteReceivables = (deletes: ReadonlyArray<{ accountId: string; seq: number }>) =>
-    sql`DELETE FROM insight_receivables r USING unnest(${deletes.map((d) => d.accountId)}::text[], ${deletes.map((d) => d.seq)}::int[]) AS u(a, s)
-      WHERE r.account_id = u.a AND r.seq = u.s`
+    direct(sql`DELETE FROM insight_receivables r USING unnest(${deletes.map((d) => d.accountId)}::text[], ${deletes.map((d) => d.seq)}::int[]) AS u(a, s)
+      WHERE r.account_id = u.a AND r.seq = u.s`)
 
   const upsertReceivables = (upserts: ReadonlyArray<ReceivableRow>) =>
-    sql`INSERT INTO insight_receivables (account_id, seq, customer_id, due_day, amount_kobo, collected_kobo, paid_day)
+    direct(sql`INSERT INTO insight_receivables (account_id, seq, customer_id, due_day, amount_kobo, collected_kobo, paid_day)
       SELECT * FROM unnest(${upserts.map((u) => u.accountId)}::text[], ${upserts.map((u) => u.seq)}::int[], ${upserts.map((u) => u.customerId)}::text[],
         ${upserts.map((u) => u.dueDay)}::int[], ${upserts.map((u) => u.amountKobo)}::bigint[], ${upserts.map((u) => u.collectedKobo)}::bigint[],
         ${upserts.map((u) => u.paidDay)}::int[])
       ON CONFLICT (account_id, seq) DO UPDATE SET customer_id = excluded.customer_id, due_day = excluded.due_day, amount_kobo = excluded.amount_kobo,
-        collected_kobo = excluded.collected_kobo, paid_day = excluded.paid_day`
+        collected_kobo = excluded.collected_kobo, paid_day = excluded.paid_day`)
 
   /** Adds each delta to its `insight_due_days` row (`dueRows` in key order). */
   const addDueDays = (dueRows: ReadonlyArray<DueDelta>) =>
-    sql`INSERT INTO insight_due_days (tenant_id, mode, due_day, receivables, outstanding_count, expected_kobo, collected_kobo)
+    direct(sql`INSERT INTO insight_due_days (tenant_id, mode, due_day, receivables, outstanding_count, expected_kobo, collected_kobo)
       SELECT * FROM unnest(${dueRows.map((d) => d.tenantId)}::text[], ${dueRows.map((d) => d.mode)}::text[], ${dueRows.map((d) => d.dueDay)}::int[],
         ${dueRows.map((d) => d.receivables)}::bigint[], ${dueRows.map((d) => d.outstanding)}::bigint[], ${dueRows.map((d) => d.expected)}::bigint[],
         ${dueRows.map((d) => d.collected)}::bigint[])
       ON CONFLICT (tenant_id, mode, due_day) DO UPDATE SET receivables = insight_due_days.receivables + excluded.receivables,
         outstanding_count = insight_due_days.outstanding_count + excluded.outstanding_count,
         expected_kobo = insight_due_days.expected_kobo + excluded.expected_kobo,
-        collected_kobo = insight_due_days.collected_kobo + excluded.collected_kobo`
+        collected_kobo = insight_due_days.collected_kobo + excluded.collected_kobo`)
 
   /** Adds each delta to its `insight_customers` row (`customerRows` in customer id order). */
   const addCustomers = (customerRows: ReadonlyArray<CustomerDelta>) =>
-    sql`INSERT INTO insight_customers (customer_id, tenant_id, mode, expected_kobo, outstanding_kobo)
+    direct(sql`INSERT INTO insight_customers (customer_id, tenant_id, mode, expected_kobo, outstanding_kobo)
       SELECT * FROM unnest(${customerRows.map((c) => c.customerId)}::text[], ${customerRows.map((c) => c.tenantId)}::text[],
         ${customerRows.map((c) => c.mode)}::text[], ${customerRows.map((c) => c.expected)}::bigint[], ${customerRows.map((c) => c.outstanding)}::bigint[])
       ON CONFLICT (customer_id) DO UPDATE SET expected_kobo = insight_customers.expected_kobo + excluded.expected_kobo,
-        outstanding_kobo = insight_customers.outstanding_kobo + excluded.outstanding_kobo`
+        outstanding_kobo = insight_customers.outstanding_kobo + excluded.outstanding_kobo`)
 
   /** Each schedule's row here (made at first sight; `list` in schedule id order), answering the dues it held. */
   const lockSchedules = (list: ReadonlyArray<{ scheduleId: string; tenantId: string; mode: Mode }>) =>
-    sql<{ scheduleId: string; days: Array<number>; amounts: Array<number | string> }>`
+    direct(sql<{ scheduleId: string; days: Array<number>; amounts: Array<number | string> }>`
       INSERT INTO insight_schedules (schedule_id, tenant_id, mode, days, amounts)
       SELECT s, t, m, '{}', '{}' FROM unnest(${list.map((t) => t.scheduleId)}::text[], ${list.map((t) => t.tenantId)}::text[], ${list.map((t) => t.mode)}::text[]) AS u(s, t, m)
-      ON CONFLICT (schedule_id) DO UPDATE SET days = insight_schedules.days RETURNING schedule_id, days, amounts`
+      ON CONFLICT (schedule_id) DO UPDATE SET days = insight_schedules.days RETURNING schedule_id, days, amounts`)
 
   const schedulesOf = (ids: ReadonlyArray<string>) =>
-    sql<{
+    direct(sql<{
       id: string; status: "Active" | "Paused" | "Cancelled"; interval: BillingInterval; anchorDate: string; dueOffsetDays: number;
       amountKobo: number; nextAmountKobo: number | null; nextK: number
     }>`SELECT id, status, interval, anchor_date::text AS anchor_date, due_offset_days, amount_kobo, next_amount_kobo, next_k
-      FROM billing_schedules WHERE id = ANY(${ids}::text[])`
+      FROM billing_schedules WHERE id = ANY(${ids}::text[])`)
 
   /** The schedules' opened periods still owed something. */
   const openedPeriods = (ids: ReadonlyArray<string>) =>
-    sql<{ scheduleId: string; amountKobo: number; dueAt: Date }>`
-      SELECT schedule_id, amount_kobo, due_at FROM billing_periods WHERE schedule_id = ANY(${ids}::text[]) AND NOT cancelled AND amount_kobo > 0`
+    direct(sql<{ scheduleId: string; amountKobo: number; dueAt: Date }>`
+      SELECT schedule_id, amount_kobo, due_at FROM billing_periods WHERE schedule_id = ANY(${ids}::text[]) AND NOT cancelled AND amount_kobo > 0`)
 
   const setScheduleDues = (id: string, days: ReadonlyArray<number>, amounts: ReadonlyArray<number>) =>
-    sql`UPDATE insight_schedules SET days = ${days}::int[], amounts = ${amounts}::bigint[] WHERE schedule_id = ${id}`
+    direct(sql`UPDATE insight_schedules SET days = ${days}::int[], amounts = ${amounts}::bigint[] WHERE schedule_id = ${id}`)
 
   // A full build's walks.
 
   const transactionIdBounds = () => sql<{ lo: number | null; hi: number | null }>`SELECT min(id) AS lo, max(id) AS hi FROM transactions`
 
   const accountsAfter = (after: string, limit: number) =>
-    sql<{ id: string; tenantId: string; mode: Mode; lastPaidAt: Date | null }>`
+    direct(sql<{ id: string; tenantId: string; mode: Mode; lastPaidAt: Date | null }>`
       SELECT va.id, va.tenant_id, va.mode,
         (SELECT max(t.paid_at) FROM transactions t WHERE t.virtual_account_id = va.id AND t.kind = 'inflow') AS last_paid_at
-      FROM virtual_accounts va WHERE va.id > ${after} ORDER BY va.id LIMIT ${limit}`
+      FROM virtual_accounts va WHERE va.id > ${after} ORDER BY va.id LIMIT ${limit}`)
 
   const schedulesAfter = (after: string, limit: number) =>
-    sql<{ id: string; tenantId: string; mode: Mode }>`
-      SELECT id, tenant_id, mode FROM billing_schedules WHERE id > ${after} ORDER BY id LIMIT ${limit}`
+    direct(sql<{ id: string; tenantId: string; mode: Mode }>`
+      SELECT id, tenant_id, mode FROM billing_schedules WHERE id > ${after} ORDER BY id LIMIT ${limit}`)
 
   return {
     addDays, countedTransactions, recountTransactions, countNewIds, countNewRange, writerLock, activeAccounts, billedPeriods, countedReceivables,

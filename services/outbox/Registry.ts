@@ -1,6 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Context, Effect } from "effect"
 import { type DataOf, type EventType, INTERNAL_PREFIX, type OutboxEvent } from "../../src/contract/Events.js"
+import { direct } from "../../src/db/Direct.js"
 
 /** What a downstream consumer of committed outbox events wants: its name and the event types it handles. */
 export interface Subscription {
@@ -95,9 +96,9 @@ export type InsightsScheduleData = DataOf<typeof INSIGHTS_SCHEDULE>
 export const consumerTurnKey = (name: string): string => `consumer:${name}`
 /** Takes the turn `key` for the caller's transaction if it is free: whether it did (it goes with the commit). */
 export const tryTurn = (sql: SqlClient.SqlClient, key: string) =>
-  sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) AS ok`.pipe(Effect.map((rows) => rows[0]?.ok === true))
+  direct(sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) AS ok`).pipe(Effect.map((rows) => rows[0]?.ok === true))
 /** Takes the turn `key` for the caller's transaction, waiting for whoever holds it. */
-export const awaitTurn = (sql: SqlClient.SqlClient, key: string) => sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`
+export const awaitTurn = (sql: SqlClient.SqlClient, key: string) => direct(sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`)
 /** The insights consumer's turn, which every write of the roll-ups takes (services/insights/RollupStore.ts `writerLock`). */
 export const INSIGHTS_TURN = consumerTurnKey("insights")
 /**

@@ -8,6 +8,7 @@ import { consumerTurnKey, tryTurn } from "./Registry.js"
 import { OutboxWakeups } from "./Wakeups.js"
 import { Metrics } from "../../src/Metrics.js"
 import { outageLog, outageOf } from "../../src/OutageLog.js"
+import { direct } from "../../src/db/Direct.js"
 
 /**
  * The one runner every downstream consumer of committed outbox events uses. Each pass is ONE transaction: claim up to `batchSize` of the consumer's due pending rows (in outbox id order), run the handler on them and delete them. The handler's Postgres writes commit with the delete
@@ -111,7 +112,7 @@ export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer:
     const turn = tryTurn(sql, consumerTurnKey(name))
     // `waiting`: keys with a row waiting to retry (partial index on failed rows); their later rows must not run ahead.
     const claim = (now: Date) =>
-      sql<ConsumedEvent>`
+      direct(sql<ConsumedEvent>`
         WITH waiting AS (
           SELECT o.tenant_id, o.mode, o.subject_key, min(f.outbox_id) AS first_id
           FROM outbox_pending f JOIN outbox o ON o.id = f.outbox_id
@@ -123,10 +124,10 @@ export const makeConsumerRunner = <R, T extends EventType = EventType>(consumer:
         LEFT JOIN waiting w ON w.subject_key = o.subject_key AND w.tenant_id = o.tenant_id AND w.mode = o.mode
         WHERE p.consumer = ${name} AND (p.next_attempt_at IS NULL OR p.next_attempt_at <= ${now})
           AND (w.first_id IS NULL OR w.first_id >= p.outbox_id)
-        ORDER BY p.outbox_id LIMIT ${options.batchSize}`
+        ORDER BY p.outbox_id LIMIT ${options.batchSize}`)
 
     const remove = (ids: ReadonlyArray<number>) =>
-      ids.length === 0 ? Effect.void : sql`DELETE FROM outbox_pending WHERE consumer = ${name} AND outbox_id = ANY(${ids}::bigint[])`.pipe(Effect.asVoid)
+      ids.length === 0 ? Effect.void : direct(sql`DELETE FROM outbox_pending WHERE consumer = ${name} AND outbox_id = ANY(${ids}::bigint[])`).pipe(Effect.asVoid)
 
     /**
      * Handles the events and deletes the rows it did, in a savepoint of the pass's transaction; how many it did. Tracing
