@@ -14,6 +14,7 @@ import { Holds, type HoldUpToResult } from "../transfers/Holds.js"
 import { HoldStore } from "../transfers/HoldStore.js"
 import { AutomationHooks } from "./AutomationHooks.js"
 import { AutomationStore, type RunRow } from "./AutomationStore.js"
+import { direct } from "../../src/db/Direct.js"
 
 /**
  * Fired runs per pass. Small, because a pass that holds or releases locks its accounts (and, through the ledger, the
@@ -82,13 +83,13 @@ export class AutomationActor extends Effect.Service<AutomationActor>()("services
         const moving = runs.filter((r) => r.config.actions.some((a) => a === "hold" || a === "release"))
         if (moving.length === 0) return
         const holdsOnly = moving.every((r) => soleAction(r) === "hold")
-        const rows = yield* sql<{ id: string; tenantId: string; mode: string; nuban: string }>`
+        const rows = yield* direct(sql<{ id: string; tenantId: string; mode: string; nuban: string }>`
           SELECT va.id, va.tenant_id, va.mode, va.nuban FROM virtual_accounts va
           JOIN unnest(${moving.map((r) => r.tenantId)}::text[], ${moving.map((r) => r.mode)}::text[], ${moving.map((r) => r.accountRef)}::text[])
-            AS k(tenant_id, mode, account_ref) ON va.tenant_id = k.tenant_id AND va.mode = k.mode AND va.account_ref = k.account_ref`
+            AS k(tenant_id, mode, account_ref) ON va.tenant_id = k.tenant_id AND va.mode = k.mode AND va.account_ref = k.account_ref`)
         const ordered = byKey(rows, (r) => `${r.tenantId}|${r.mode}|${r.nuban}`)
-        yield* sql`SELECT v.id FROM unnest(${ordered.map((r) => r.id)}::text[]) WITH ORDINALITY AS k(id, ord)
-          CROSS JOIN LATERAL (SELECT id FROM virtual_accounts WHERE id = k.id ${sql.literal(holdsOnly ? "FOR KEY SHARE" : "FOR UPDATE")}) v ORDER BY k.ord`
+        yield* direct(sql`SELECT v.id FROM unnest(${ordered.map((r) => r.id)}::text[]) WITH ORDINALITY AS k(id, ord)
+          CROSS JOIN LATERAL (SELECT id FROM virtual_accounts WHERE id = k.id ${sql.literal(holdsOnly ? "FOR KEY SHARE" : "FOR UPDATE")}) v ORDER BY k.ord`)
       })
 
     const hold = (scope: Scope, run: RunRow, actor: string) =>
@@ -147,12 +148,12 @@ export class AutomationActor extends Effect.Service<AutomationActor>()("services
     const flag = (scope: Scope, run: RunRow, actor: string) =>
       Effect.gen(function* () {
         const reason = run.config.why
-        const flagged = yield* sql<{ id: number }>`
+        const flagged = yield* direct(sql<{ id: number }>`
           UPDATE transactions SET flagged = true,
             flag_reasons = CASE WHEN ${reason} = ANY(flag_reasons) THEN flag_reasons ELSE array_append(flag_reasons, ${reason}::text) END
           WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = ${run.transactionReference}
             AND status = 'Completed' AND review_decision IS NULL
-          RETURNING id`
+          RETURNING id`)
         const row = yield* transactions.findRow(scope.tenantId, scope.mode, run.transactionReference)
         if (flagged.length === 0 || !row) {
           if (row?.status === "PendingReview") return "flagged nothing: the deposit already awaits review"

@@ -4,6 +4,7 @@ import type { Flow, Rule, RunStep } from "../../src/contract/Automation.js"
 import type { DepositFacts, FlowAction, FlowConfig, FlowTrigger, RuleAction, RuleConfig, RuleTrigger } from "../../src/domain/Automation.js"
 import type { Mode, Scope } from "../../src/domain/Mode.js"
 import { cursorId, limitOf, type PageRequest } from "../Paging.js"
+import { direct } from "../../src/db/Direct.js"
 
 export interface RuleRow extends RuleConfig {
   readonly tenantId: string
@@ -146,10 +147,10 @@ export class AutomationStore extends Effect.Service<AutomationStore>()("services
         const tenants = scopes.map((s) => s.tenantId)
         const modes = scopes.map((s) => s.mode)
         const [rules, flows] = yield* Effect.all([
-          sql<RuleRow>`SELECT ${ruleCols} FROM money_rules
-            WHERE (tenant_id, mode) IN (SELECT * FROM unnest(${tenants}::text[], ${modes}::text[]))`,
-          sql<FlowRow>`SELECT ${flowCols} FROM payment_flows
-            WHERE enabled AND (tenant_id, mode) IN (SELECT * FROM unnest(${tenants}::text[], ${modes}::text[]))`
+          direct(sql<RuleRow>`SELECT ${ruleCols} FROM money_rules
+            WHERE (tenant_id, mode) IN (SELECT * FROM unnest(${tenants}::text[], ${modes}::text[]))`),
+          direct(sql<FlowRow>`SELECT ${flowCols} FROM payment_flows
+            WHERE enabled AND (tenant_id, mode) IN (SELECT * FROM unnest(${tenants}::text[], ${modes}::text[]))`)
         ])
         return { rules, flows }
       }).pipe(Effect.orDie)
@@ -164,7 +165,7 @@ export class AutomationStore extends Effect.Service<AutomationStore>()("services
     const insertRuns = (runs: ReadonlyArray<NewRun>) =>
       runs.length === 0
         ? Effect.succeed([] as ReadonlyArray<{ readonly id: string }>)
-        : sql<{ readonly id: string }>`INSERT INTO automation_runs (id, tenant_id, mode, source, source_id, source_name, trigger, transaction_reference, account_ref,
+        : direct(sql<{ readonly id: string }>`INSERT INTO automation_runs (id, tenant_id, mode, source, source_id, source_name, trigger, transaction_reference, account_ref,
               config, facts, fired_at)
             SELECT r.id, r.tenant_id, r.mode, r.source, r.source_id, r.source_name, r.trigger, r.transaction_reference, r.account_ref,
               r.config, r.facts, r.fired_at
@@ -177,17 +178,17 @@ export class AutomationStore extends Effect.Service<AutomationStore>()("services
             ORDER BY r.ord
 
             ON CONFLICT ON CONSTRAINT automation_runs_once DO NOTHING
-            RETURNING id`.pipe(Effect.orDie)
+            RETURNING id`).pipe(Effect.orDie)
 
     /** The runs not yet completed among `ids`, locked (the actor's transaction completes them). */
     const openRuns = (ids: ReadonlyArray<string>) =>
-      sql<RunRow>`SELECT ${runCols} FROM automation_runs WHERE id = ANY(${ids}::text[]) AND completed_at IS NULL FOR UPDATE`.pipe(Effect.orDie)
+      direct(sql<RunRow>`SELECT ${runCols} FROM automation_runs WHERE id = ANY(${ids}::text[]) AND completed_at IS NULL FOR UPDATE`).pipe(Effect.orDie)
 
     /** Completes runs (each with its steps and their outcomes) in one statement; a run completed before is left as it is. */
     const completeRuns = (done: ReadonlyArray<{ readonly id: string; readonly steps: ReadonlyArray<RunStep> }>) =>
-      done.length === 0 ? Effect.void : sql`UPDATE automation_runs r SET steps = u.steps, completed_at = now()
+      done.length === 0 ? Effect.void : direct(sql`UPDATE automation_runs r SET steps = u.steps, completed_at = now()
         FROM json_to_recordset(${JSON.stringify(done)}::json) AS u(id text, steps jsonb)
-        WHERE r.id = u.id AND r.completed_at IS NULL`.pipe(Effect.asVoid, Effect.orDie)
+        WHERE r.id = u.id AND r.completed_at IS NULL`).pipe(Effect.asVoid, Effect.orDie)
 
     /** Completed flow runs, newest first. */
     const listFlowRuns = (scope: Scope, page: PageRequest) =>

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Hold } from "../../src/contract/Transfers.js"
 import type { Scope } from "../../src/domain/Mode.js"
+import { direct } from "../../src/db/Direct.js"
 
 export interface HoldRow {
   readonly reference: string
@@ -44,32 +45,32 @@ export class HoldStore extends Effect.Service<HoldStore>()("services/transfers/H
     const selectHolds = sql`SELECT reference, virtual_account_id, account_ref, seq, held_kobo, status, reason, created_at, released_at FROM holds`
 
     const find = (scope: Scope, reference: string, lock = false) =>
-      sql<HoldRow>`${selectHolds} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = ${reference} ${lock ? sql`FOR UPDATE` : sql``}`.pipe(
+      direct(sql<HoldRow>`${selectHolds} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = ${reference} ${lock ? sql`FOR UPDATE` : sql``}`).pipe(
         Effect.map((rows) => rows[0]),
         Effect.orDie
       )
 
     /** The scope's holds of several deposits, locked when `lock`. */
     const findMany = (scope: Scope, references: ReadonlyArray<string>, lock = false) =>
-      sql<HoldRow>`${selectHolds} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = ANY(${references}::text[])
-        ORDER BY reference ${lock ? sql`FOR UPDATE` : sql``}`.pipe(Effect.orDie)
+      direct(sql<HoldRow>`${selectHolds} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = ANY(${references}::text[])
+        ORDER BY reference ${lock ? sql`FOR UPDATE` : sql``}`).pipe(Effect.orDie)
 
     /** Places (or places again, with the next `seq`) each deposit's hold (each reference once) in one statement. */
     const placeMany = (scope: Scope, holds: ReadonlyArray<NewHold>) =>
-      holds.length === 0 ? Effect.void : sql`INSERT INTO holds (tenant_id, mode, reference, virtual_account_id, account_ref, seq, held_kobo, status, reason, created_by)
+      holds.length === 0 ? Effect.void : direct(sql`INSERT INTO holds (tenant_id, mode, reference, virtual_account_id, account_ref, seq, held_kobo, status, reason, created_by)
         SELECT ${scope.tenantId}, ${scope.mode}, u.reference, u.virtual_account_id, u.account_ref, u.seq, u.held_kobo, 'Held', u.reason, u.actor
         FROM json_to_recordset(${JSON.stringify(holds.map((h) => ({
           reference: h.reference, virtual_account_id: h.virtualAccountId, account_ref: h.accountRef, seq: h.seq, held_kobo: h.heldKobo, reason: h.reason, actor: h.actor
         })))}::json) AS u(reference text, virtual_account_id text, account_ref text, seq int, held_kobo int8, reason text, actor text)
         ORDER BY u.reference
         ON CONFLICT (tenant_id, mode, reference) DO UPDATE SET seq = EXCLUDED.seq, held_kobo = EXCLUDED.held_kobo, status = 'Held',
-          reason = EXCLUDED.reason, created_by = EXCLUDED.created_by, created_at = now(), released_at = NULL`.pipe(Effect.asVoid, Effect.orDie)
+          reason = EXCLUDED.reason, created_by = EXCLUDED.created_by, created_at = now(), released_at = NULL`).pipe(Effect.asVoid, Effect.orDie)
 
     /** Places (or places again, with the next `seq`) the deposit's hold. */
     const place = (scope: Scope, h: NewHold) => placeMany(scope, [h])
 
     const close = (scope: Scope, reference: string, status: "Released" | "Refunded") =>
-      sql`UPDATE holds SET status = ${status}, released_at = now() WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = ${reference}`
+      direct(sql`UPDATE holds SET status = ${status}, released_at = now() WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = ${reference}`)
         .pipe(Effect.asVoid, Effect.orDie)
 
     /**
@@ -77,17 +78,17 @@ export class HoldStore extends Effect.Service<HoldStore>()("services/transfers/H
      * (so its release posts a journal of its own), on top of what an active hold already keeps.
      */
     const holdReturned = (scope: Scope, h: { reference: string; virtualAccountId: string; accountRef: string; amountKobo: number; reason: string }) =>
-      sql`INSERT INTO holds (tenant_id, mode, reference, virtual_account_id, account_ref, seq, held_kobo, status, reason, created_by)
+      direct(sql`INSERT INTO holds (tenant_id, mode, reference, virtual_account_id, account_ref, seq, held_kobo, status, reason, created_by)
         VALUES (${scope.tenantId}, ${scope.mode}, ${h.reference}, ${h.virtualAccountId}, ${h.accountRef}, 1, ${h.amountKobo}, 'Held', ${h.reason}, 'system')
         ON CONFLICT (tenant_id, mode, reference) DO UPDATE SET seq = holds.seq + 1, status = 'Held', reason = EXCLUDED.reason, released_at = NULL,
-          held_kobo = CASE WHEN holds.status = 'Held' THEN holds.held_kobo ELSE 0 END + EXCLUDED.held_kobo`.pipe(Effect.asVoid, Effect.orDie)
+          held_kobo = CASE WHEN holds.status = 'Held' THEN holds.held_kobo ELSE 0 END + EXCLUDED.held_kobo`).pipe(Effect.asVoid, Effect.orDie)
 
     /** The account's active holds that money rules and payment flows placed (a flow's `release` releases these, not a person's). */
     const activeAutomationHolds = (scope: Scope, accountRef: string) =>
-      sql<{ reference: string; heldKobo: number }>`SELECT reference, held_kobo FROM holds
+      direct(sql<{ reference: string; heldKobo: number }>`SELECT reference, held_kobo FROM holds
         WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND account_ref = ${accountRef} AND status = 'Held'
           AND (created_by LIKE 'rule:%' OR created_by LIKE 'flow:%')
-        ORDER BY created_at, reference`.pipe(Effect.orDie)
+        ORDER BY created_at, reference`).pipe(Effect.orDie)
 
     return { find, findMany, place, placeMany, close, holdReturned, activeAutomationHolds } as const
   })
