@@ -6,7 +6,7 @@ import {
   type JsMsg,
   type OrderedConsumerOptions
 } from "@nats-io/jetstream"
-import { Effect, Fiber, Option, Queue, Stream } from "effect"
+import { Effect, Option, Stream } from "effect"
 import { Nats, NatsError, tryNats } from "./Nats.js"
 
 /**
@@ -64,24 +64,6 @@ export const consumeEach = (
       )
       const cause = yield* Effect.promise(() => messages.closed())
       return yield* new NatsError({ message: `consumer ${durable} on ${stream} stopped${cause ? `: ${String(cause)}` : ""}`, cause })
-    })
-  )
-
-/**
- * `consumeEach` as a Stream: the callback puts each message on a queue and the stream takes whatever has arrived as
- * one chunk. The queue needs no bound of its own: the server never has more than the consumer's max_ack_pending
- * messages un-acked. Fails as `consumeEach` does.
- */
-export const consume = (
-  stream: string,
-  durable: string,
-  opts: { readonly maxMessages: number }
-): Stream.Stream<JsMsg, NatsError, Nats> =>
-  Stream.unwrapScoped(
-    Effect.gen(function* () {
-      const queue = yield* Effect.acquireRelease(Queue.unbounded<JsMsg>(), Queue.shutdown)
-      const reading = yield* Effect.forkScoped(consumeEach(stream, durable, opts, (m) => void queue.unsafeOffer(m)))
-      return Stream.fromQueue(queue, { maxChunkSize: opts.maxMessages }).pipe(Stream.interruptWhen(Fiber.join(reading)))
     })
   )
 

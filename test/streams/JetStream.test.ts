@@ -1,10 +1,10 @@
 import { AckPolicy, jetstreamManager, type JsMsg } from "@nats-io/jetstream"
 import { nanos } from "@nats-io/nats-core"
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Layer, Option, Scope, Stream } from "effect"
+import { Chunk, Effect, Fiber, Layer, Option, Queue, Scope, Stream } from "effect"
 import * as fc from "fast-check"
 import net from "node:net"
-import { consume, replayFrom } from "../../streams/Consume.js"
+import { consumeEach, replayFrom } from "../../streams/Consume.js"
 import { deleteTopology, streamInfo } from "../../streams/JetStream.js"
 import { publish, publishMany } from "../../streams/Publish.js"
 import { Nats, NatsError, NatsLive } from "../../streams/Nats.js"
@@ -52,6 +52,16 @@ const collect = <E, R>(s: Stream.Stream<JsMsg, E, R>) =>
   Stream.runCollect(s).pipe(
     Effect.map(Chunk.toArray),
     Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("stream did not end") })
+  )
+
+/** A durable consumer's messages as a Stream: `consumeEach`'s callback onto a queue, the stream failing as it does. */
+const consumed = (stream: string, durable: string, maxMessages: number): Stream.Stream<JsMsg, NatsError, Nats> =>
+  Stream.unwrapScoped(
+    Effect.gen(function* () {
+      const queue = yield* Effect.acquireRelease(Queue.unbounded<JsMsg>(), Queue.shutdown)
+      const reading = yield* Effect.forkScoped(consumeEach(stream, durable, { maxMessages }, (m) => void queue.unsafeOffer(m)))
+      return Stream.fromQueue(queue, { maxChunkSize: maxMessages }).pipe(Stream.interruptWhen(Fiber.join(reading)))
+    })
   )
 
 const publishAll = (items: ReadonlyArray<readonly [subject: string, body: string]>) =>
@@ -253,7 +263,7 @@ describe("JetStream (live nats-server)", () => {
         m.consumers.add(streamNames(t).deposits, { durable_name: DURABLE, ack_policy: AckPolicy.Explicit, filter_subject: `${t.prefix}deposits.>` })))
 
       const got = yield* collect(
-        consume(streamNames(t).deposits, DURABLE, { maxMessages: 8 }).pipe(
+        consumed(streamNames(t).deposits, DURABLE, 8).pipe(
           Stream.mapEffect((m) => Effect.as(Effect.promise(() => m.ackAck()), m)),
           Stream.take(30)
         )
@@ -271,7 +281,7 @@ describe("JetStream (live nats-server)", () => {
       // A failed attempt: nak the first delivery of "nak-me", which must come back as delivery 2.
       yield* publishAll([[depositSubject(t, "ten", "test", accounts[0]!, P), "nak-me"]])
       const seen = yield* collect(
-        consume(streamNames(t).deposits, DURABLE, { maxMessages: 8 }).pipe(
+        consumed(streamNames(t).deposits, DURABLE, 8).pipe(
           Stream.mapEffect((msg) =>
             msg.info.deliveryCount === 1 ? Effect.as(Effect.sync(() => msg.nak()), msg) : Effect.as(Effect.promise(() => msg.ackAck()), msg)
           ),
