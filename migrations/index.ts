@@ -23,6 +23,7 @@ import m0021 from "./0021_public_events_index.js"
 import m0022 from "./0022_outbox_traceparent.js"
 import m0023 from "./0023_insights_writer_lock.js"
 import m0024 from "./0024_insights_cursor.js"
+import m0025 from "./0025_hot_path_foreign_keys.js"
 
 /** Forward-only, numbered; never edit one that has landed. Loaded by Migrator.fromRecord. */
 export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = {
@@ -49,5 +50,6 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = 
   "0021_public_events_index": m0021,
   "0022_outbox_traceparent": m0022,
   "0023_insights_writer_lock": m0023,
-  "0024_insights_cursor": m0024
+  "0024_insights_cursor": m0024,
+  "0025_hot_path_foreign_keys": m0025
 }
