@@ -73,4 +73,22 @@ layer(TestSql, { timeout: 60_000, excludeTestServices: true })("insertFromJson o
         expect(b.doc === null ? null : JSON.parse(b.doc)).toEqual(r.doc ?? null)
       })
     }))
+  it.effect("carries each json column in its own parameter: a string holding U+001E round-trips, raw U+001E is refused, json-only rows work", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`CREATE TABLE ifj3 (id bigserial PRIMARY KEY, a json, b jsonb)`
+      type R3 = { readonly a: unknown; readonly b: unknown }
+      const cols: ReadonlyArray<Column<R3>> = [["a", "json", (r) => r.a], ["b", "jsonb", (r) => r.b]]
+      // A control character inside a string is escaped by JSON.stringify (\u001e), so it never splits the field.
+      const rows: Array<R3> = [{ a: { s: "x\u001ey" }, b: ["\u001e"] }, { a: null, b: { k: 2 } }, { a: "[]", b: null }]
+      yield* sql`${insertFromJson(sql, "ifj3", cols, rows)}`
+      const back = yield* sql<{ a: string | null; b: string | null }>`SELECT a::text AS a, b::text AS b FROM ifj3 ORDER BY id`
+      expect(back.map((r) => (r.a === null ? null : JSON.parse(r.a)))).toEqual([{ s: "x\u001ey" }, null, []])
+      expect(back.map((r) => (r.b === null ? null : JSON.parse(r.b)))).toEqual([["\u001e"], { k: 2 }, null])
+      // JSON text given as a string that holds the separator raw is not JSON: refused before anything is sent.
+      const refused = yield* Effect.sync(() => insertFromJson(sql, "ifj3", cols, [{ a: "[\"x\u001ey\"]", b: null }])).pipe(Effect.exit)
+      expect(refused._tag).toBe("Failure")
+      expect(String((refused as { cause: unknown }).cause)).toContain("U+001E")
+      expect((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM ifj3`)[0]!.n).toBe(3)
+    }))
 })
