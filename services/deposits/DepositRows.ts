@@ -1,5 +1,5 @@
 import { LedgerAccount } from "../../src/domain/Ledger.js"
-import type { Column } from "../../src/db/InsertFromJson.js"
+import type { Column } from "../../src/db/BulkInsert.js"
 import type { DepositOutcome } from "../../src/domain/DepositDecision.js"
 import { normalisePayerName } from "../../src/domain/Reconciliation.js"
 import type { StagedEvent } from "../outbox/Outbox.js"
@@ -50,7 +50,7 @@ export const transactionRowOf = (
 
 export type TransactionValues = ReturnType<typeof transactionRowOf>
 
-/** The columns of a batch's transactions insert (`insertFromJson`), from the same values `transactionRowOf` gives. */
+/** The columns of a batch's transactions insert (`bulkInsert`), from the same values `transactionRowOf` gives. */
 export const TRANSACTION_INSERT_COLUMNS: ReadonlyArray<Column<TransactionValues>> = [
   ["tenant_id", "text", (v) => v.tenantId], ["mode", "text", (v) => v.mode], ["provider", "text", (v) => v.provider],
   ["reference", "text", (v) => v.reference], ["inbound_event_id", "int8", (v) => v.inboundEventId],

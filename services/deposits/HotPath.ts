@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { insertFromJson } from "../../src/db/InsertFromJson.js"
+import { bulkInsert } from "../../src/db/BulkInsert.js"
 import { integerArray, textArray } from "../../src/db/PgArray.js"
 import { guardedChanges, type Journal, type Ledger } from "../ledger/Ledger.js"
 import type { Outbox, StagedEvent } from "../outbox/Outbox.js"
@@ -15,7 +15,7 @@ import { direct } from "../../src/db/Direct.js"
  * - one index probe per key (LATERAL with OFFSET 0, scalar subqueries), whatever the table statistics say;
  * - array parameters as Postgres array literals (`textArray`, `integerArray`) and times as ISO text, so the statement
  *   text is constant (it runs as a named prepared statement) and the driver does no per-element work;
- * - the batch's rows as ONE JSON parameter per table (`insertFromJson`), and the batch's writes as ONE statement of
+ * - the batch's rows as ONE parameter per column (`bulkInsert`), and the batch's writes as ONE statement of
  *   WITH queries: one round trip, one plan;
  * - locks taken in key order (two batches that share accounts wait, never deadlock), virtual-account rows before the
  *   guarded balance rows (the ledger's lock order), and the balance rows updated last, in their own statement, so
@@ -88,7 +88,7 @@ export const makeHotPath = (sql: SqlClient.SqlClient, ledger: Ledger, outbox: Ou
       const staged = outbox.prepare(w.events, w.eventsCreatedAt, w.traceparent)
       const ledgerInsert = yield* ledger.insertMany(w.journals)
       const [written] = yield* direct(sql<{ transactions: number; accounts: number }>`
-        WITH t AS (${insertFromJson(sql, "transactions", TRANSACTION_INSERT_COLUMNS, w.transactions)} RETURNING 1),
+        WITH t AS (${bulkInsert(sql, "transactions", TRANSACTION_INSERT_COLUMNS, w.transactions)} RETURNING 1),
           ${ledgerInsert ? sql`l AS (${ledgerInsert}),` : sql``}
           a AS (
             UPDATE virtual_accounts va SET amount_paid_kobo = u.amount_paid_kobo, first_activity_at = COALESCE(va.first_activity_at, now())

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Chunk, Clock, Effect, Queue } from "effect"
 import type { Mode } from "../../src/domain/Mode.js"
-import { type Column, insertFromJson } from "../../src/db/InsertFromJson.js"
+import { type Column, bulkInsert } from "../../src/db/BulkInsert.js"
 import { integerArray } from "../../src/db/PgArray.js"
 import type { DepositEnvelope } from "../../streams/DepositBus.js"
 import type { SandboxEvent } from "./SandboxEvent.js"
@@ -57,7 +57,7 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
       const unique = [...first.values()].map((i) => rows[i]!)
       const inserted = yield* sql<Pick<InboxRow, "id" | "tenantId" | "mode" | "provider" | "providerReference"> & { readonly known: boolean }>`
         WITH ins AS (
-          ${insertFromJson(sql, "inbound_events", INBOX_COLUMNS, unique)}
+          ${bulkInsert(sql, "inbound_events", INBOX_COLUMNS, unique)}
           ON CONFLICT (tenant_id, mode, provider, provider_reference) DO NOTHING
           RETURNING id, tenant_id, mode, provider, provider_reference, account_number
         )

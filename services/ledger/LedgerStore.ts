@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { type Column, insertFromJson } from "../../src/db/InsertFromJson.js"
+import { type Column, bulkInsert } from "../../src/db/BulkInsert.js"
 import { integerArray, textArray } from "../../src/db/PgArray.js"
 import { AVAILABLE_STRIPES, GuardedBalance, type Leg } from "../../src/domain/Ledger.js"
 import type { Scope } from "../../src/domain/Mode.js"
@@ -23,7 +23,7 @@ export const makeLedgerStore = Effect.gen(function* () {
 
   /** The INSERT of journals' legs (already netted), as a statement or a WITH query of the caller's. */
   const insertEntries = (rows: ReadonlyArray<{ readonly journal: Journal; readonly leg: Leg }>) =>
-    insertFromJson(sql, "ledger_entries", LEG_COLUMNS, rows)
+    bulkInsert(sql, "ledger_entries", LEG_COLUMNS, rows)
 
   /** Posts one journal's legs, each once: how many legs are new. */
   const postEntries = (journal: Journal) =>

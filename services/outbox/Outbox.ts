@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import type { EventEnvelope, OutboxEvent } from "../../src/contract/Events.js"
 import type { Mode } from "../../src/domain/Mode.js"
-import { type Column, insertFromJson } from "../../src/db/InsertFromJson.js"
+import { type Column, bulkInsert } from "../../src/db/BulkInsert.js"
 import { newId } from "../../src/domain/Ids.js"
 import { ConsumerRegistry, factsOf, interestJoin, interestValues } from "./Registry.js"
 import { OutboxWakeups } from "./Wakeups.js"
@@ -77,7 +77,7 @@ export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
       const columns = traceparent === undefined ? OUTBOX_COLUMNS : OUTBOX_COLUMNS_TRACED
       return {
         envelopes: envelopes.map((e) => e.envelope),
-        insertEvents: sql`${insertFromJson(sql, "outbox", columns, envelopes)} RETURNING id, event_id, event_type, tenant_id, mode, subject_key`,
+        insertEvents: sql`${bulkInsert(sql, "outbox", columns, envelopes)} RETURNING id, event_id, event_type, tenant_id, mode, subject_key`,
         // The deposits' facts beside their rows (`EventFacts`, Registry.ts), so no consumer's condition parses an envelope.
         insertPending: (from: string) =>
           sql`INSERT INTO outbox_pending (consumer, outbox_id) SELECT c.consumer, o.id FROM ${sql(from)} o

@@ -9,6 +9,9 @@
 const NEEDS_ESCAPE = /["\\]/
 const ESCAPED = /["\\]/g
 
+/** One element of an array literal: quoted, `"` and `\` escaped (inside quotes every other character stands for itself). */
+export const quotedElement = (v: string): string => `"${NEEDS_ESCAPE.test(v) ? v.replace(ESCAPED, "\\$&") : v}"`
+
 /** `{"a","b",NULL}`: every element quoted, `"` and `\` escaped; null is SQL NULL (the string "NULL" stays a string). */
 export const textArray = (values: ReadonlyArray<string | null>): string => {
   // Usually no element is null or needs escaping: one join, not a string per element.
@@ -22,7 +25,7 @@ export const textArray = (values: ReadonlyArray<string | null>): string => {
   for (let i = 0; i < values.length; i++) {
     const v = values[i]!
     if (i > 0) out += ","
-    out += v === null ? "NULL" : `"${NEEDS_ESCAPE.test(v) ? v.replace(ESCAPED, "\\$&") : v}"`
+    out += v === null ? "NULL" : quotedElement(v)
   }
   return `${out}}`
 }
