@@ -120,7 +120,21 @@ export const legacyDepositFilter = (t: Topology): string => `${t.prefix}deposits
  * `reconciled.*.*.deposit%2Ereconciled.*`, and a tenant's account's changes of every type are `reconciled.<t>.<m>.*.<ref>`.
  */
 export const reconciledSubject = (t: Topology, tenantId: string, mode: Mode, eventType: string, accountRef: string): string =>
-  `${t.prefix}reconciled.${token(tenantId)}.${token(mode)}.${token(eventType)}.${token(accountRef)}`
+  `${t.prefix}reconciled.${token(tenantId)}.${token(mode)}.${typeToken(eventType)}.${token(accountRef)}`
+
+/**
+ * `token` of an event type, remembered: the types are the catalogue's few, and each holds a `.` (so `token` takes its
+ * byte-by-byte path, a string per byte, for every event the relay publishes).
+ */
+const typeTokens = new Map<string, string>()
+const typeToken = (eventType: string): string => {
+  let t = typeTokens.get(eventType)
+  if (t === undefined) {
+    t = token(eventType)
+    if (typeTokens.size < 256) typeTokens.set(eventType, t)
+  }
+  return t
+}
 
 /**
  * A subscription filter over reconciled subjects: one tenant and mode, optionally one event type and one account
