@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Context, Effect } from "effect"
-import { type DataOf, type EventType, INTERNAL_PREFIX, type OutboxEvent } from "../../src/contract/Events.js"
+import { type DataOf, type EventType, type OutboxEvent, PUBLIC_EVENT_TYPES } from "../../src/contract/Events.js"
 import { direct } from "../../src/db/Direct.js"
 
 /** What a downstream consumer of committed outbox events wants: its name and the event types it handles. */
@@ -13,6 +13,11 @@ export interface Subscription {
    */
   readonly eventTypes: "all" | ReadonlyArray<EventType>
   /**
+   * PROBE: a condition that reads a table through the event's tenant or account should end its EXISTS with `OFFSET 0`.
+   * Without it Postgres may plan the EXISTS as a hashed subplan, which reads every matching row of every tenant once
+   * per staging statement (the bench's billed accounts cost the reconciler's write about 4.5 us a deposit so, and the
+   * cost grows with the platform, not with the batch); with it, each event is an index probe.
+   *
    * When only some tenants' or accounts' events concern it: a SQL condition on the staged outbox row `o` (its
    * `tenant_id`, `mode`, `subject_key`, `event_type`) and on the event's facts `x` (`EventFacts`: a deposit's
    * `x.risk_score`, `x.amount_kobo`, `x.status`), checked in the staging statement. It never reads `o.envelope`: the
@@ -80,8 +85,9 @@ export const RELAY: Subscription = { name: "relay", eventTypes: "all" }
 export const WEBHOOKS: Subscription = {
   name: "webhooks",
   eventTypes: "all",
-  // Only a tenant with an active endpoint in the mode (webhook_endpoints_tenant_idx, partial on active).
-  interestedWhen: "EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.tenant_id = o.tenant_id AND e.mode = o.mode AND e.active)"
+  // Only a tenant with an active endpoint in the mode (webhook_endpoints_tenant_idx, partial on active): a probe per
+  // event (OFFSET 0, see PROBE), not a hash of every tenant's active endpoints per statement.
+  interestedWhen: "EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.tenant_id = o.tenant_id AND e.mode = o.mode AND e.active OFFSET 0)"
 }
 
 /** Internal events that tell the insights consumer an account's or a billing schedule's figures changed. */
@@ -118,9 +124,10 @@ export const INSIGHTS: Subscription = {
 export const BILLING: Subscription = {
   name: "billing",
   eventTypes: ["deposit.reconciled", "transaction.reviewed"],
-  // Only an account (the subject key is its accountRef) with a live schedule: what `Billing.syncAccounts` works on.
+  // Only an account (the subject key is its accountRef) with a live schedule: what `Billing.syncAccounts` works on. Two
+  // probes per event (OFFSET 0, see PROBE), not a hash of every tenant's live schedules per statement.
   interestedWhen: `EXISTS (SELECT 1 FROM virtual_accounts va JOIN billing_schedules s ON s.virtual_account_id = va.id AND s.status IN ('Active', 'Paused')
-    WHERE va.tenant_id = o.tenant_id AND va.mode = o.mode AND va.account_ref = o.subject_key)`
+    WHERE va.tenant_id = o.tenant_id AND va.mode = o.mode AND va.account_ref = o.subject_key OFFSET 0)`
 }
 
 
@@ -159,22 +166,25 @@ export class ConsumerRegistry extends Context.Reference<ConsumerRegistry>()("ser
 
 /**
  * The `(VALUES ...) AS c(consumer, event_type)` list the outbox joins each new event with: one row per consumer and
- * wanted type, a NULL type for a consumer of every public type (`interestJoin` keeps internal types from it). Built once from the checked registry, so the statement text
- * never changes (it stays one prepared statement) and an event costs a pending row only for consumers that want it.
+ * wanted type, every public type of the catalogue (`PUBLIC_EVENT_TYPES`) for a consumer of "all". Built once from the
+ * checked registry, so the statement text never changes (it stays one prepared statement) and an event costs a
+ * pending row only for consumers that want it. The join is then an equality on the type, which the planner hashes:
+ * "all" as a NULL type with a `NOT LIKE 'internal.%'` test made it a nested loop testing every event against every
+ * row of the list (issue 33: about a third of the pending rows' share of the reconciler's write).
  */
 export const interestValues = (subscriptions: ReadonlyArray<Subscription>): string => {
   const rows = checkRegistry(subscriptions).flatMap((s) =>
-    s.eventTypes === "all" ? [`('${s.name}', NULL::text)`] : s.eventTypes.map((t) => `('${s.name}', '${t}'::text)`)
+    (s.eventTypes === "all" ? PUBLIC_EVENT_TYPES : s.eventTypes).map((t) => `('${s.name}', '${t}'::text)`)
   )
   return rows.length === 0 ? "(VALUES (NULL::text, NULL::text) LIMIT 0)" : `(VALUES ${rows.join(", ")})`
 }
 
 /**
- * The join condition of an outbox row `o` with the interest list `c`: a wanted type, or any public type for "all"; and
- * the consumer's `interestedWhen`, if it has one.
+ * The join condition of an outbox row `o` with the interest list `c`: a wanted type (`interestValues` spells "all" out
+ * as the public types); and the consumer's `interestedWhen`, if it has one.
  */
 export const interestJoin = (subscriptions: ReadonlyArray<Subscription>): string => {
-  const typed = `((c.event_type IS NULL AND o.event_type NOT LIKE '${INTERNAL_PREFIX}%') OR c.event_type = o.event_type)`
+  const typed = "c.event_type = o.event_type"
   const conditional = checkRegistry(subscriptions).filter((s) => s.interestedWhen !== undefined)
   if (conditional.length === 0) return typed
   return `${typed} AND CASE c.consumer ${conditional.map((s) => `WHEN '${s.name}' THEN (${s.interestedWhen})`).join(" ")} ELSE true END`
