@@ -94,6 +94,9 @@ const shapes = new WeakMap<ReadonlyArray<Column<never>>, Shape>()
 const shapeOf = <R>(columns: ReadonlyArray<Column<R>>): Shape => {
   let shape = shapes.get(columns)
   if (shape === undefined) {
+    // One row's json fields, all NULL, make an empty text, which string_to_table reads as no row at all: a plain
+    // column's array, whose length is the row count, keeps ROWS FROM at one row per row (it pads the shorter ones).
+    if (columns.every(([, type]) => type === "json" || type === "jsonb")) throw new Error("bulkInsert: at least one column must be neither json nor jsonb")
     const keys = columns.map((_, c) => `c${c}`)
     shape = {
       names: columns.map(([name]) => `"${name}"`).join(", "),

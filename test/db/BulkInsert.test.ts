@@ -73,12 +73,12 @@ layer(TestSql, { timeout: 60_000, excludeTestServices: true })("bulkInsert on th
         expect(b.doc === null ? null : JSON.parse(b.doc)).toEqual(r.doc ?? null)
       })
     }))
-  it.effect("carries each json column in its own parameter: a string holding U+001E round-trips, raw U+001E is refused, json-only rows work", () =>
+  it.effect("carries each json column in its own parameter: a string holding U+001E round-trips, raw U+001E is refused, a lone row of NULLs is one row", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      yield* sql`CREATE TABLE ifj3 (id bigserial PRIMARY KEY, a json, b jsonb)`
+      yield* sql`CREATE TABLE ifj3 (id bigserial PRIMARY KEY, k int8, a json, b jsonb)`
       type R3 = { readonly a: unknown; readonly b: unknown }
-      const cols: ReadonlyArray<Column<R3>> = [["a", "json", (r) => r.a], ["b", "jsonb", (r) => r.b]]
+      const cols: ReadonlyArray<Column<R3>> = [["a", "json", (r) => r.a], ["b", "jsonb", (r) => r.b], ["k", "int8", () => 1]]
       // A control character inside a string is escaped by JSON.stringify (\u001e), so it never splits the field.
       const rows: Array<R3> = [{ a: { s: "x\u001ey" }, b: ["\u001e"] }, { a: null, b: { k: 2 } }, { a: "[]", b: null }]
       yield* sql`${bulkInsert(sql, "ifj3", cols, rows)}`
@@ -90,6 +90,10 @@ layer(TestSql, { timeout: 60_000, excludeTestServices: true })("bulkInsert on th
       expect(refused._tag).toBe("Failure")
       expect(String((refused as { cause: unknown }).cause)).toContain("U+001E")
       expect((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM ifj3`)[0]!.n).toBe(3)
+      // One row whose json fields are all NULL (empty texts) is still one row; a list of json columns only is refused.
+      yield* sql`${bulkInsert(sql, "ifj3", cols, [{ a: null, b: undefined }])}`
+      expect((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM ifj3 WHERE a IS NULL AND b IS NULL`)[0]!.n).toBe(1)
+      expect(() => bulkInsert(sql, "ifj3", [["a", "json", (r: R3) => r.a]], [{ a: 1, b: 1 }])).toThrow(/at least one column/)
     }))
   it.effect("writes the array literals' hard cases as themselves, and refuses a value its column's type cannot hold", () =>
     Effect.gen(function* () {
