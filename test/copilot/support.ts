@@ -5,6 +5,7 @@ import { approve, expectStatus } from "../support/ApiHelpers.js"
 import { createAccount, sendSigned, testTenant, waitForTransactions } from "../support/Pipeline.js"
 import { apiToken, call } from "../support/TestApp.js"
 import { waitFor } from "../support/Wait.js"
+import { NOT_COUNTED_YET } from "../../services/insights/InsightsCursor.js"
 import { DIRECTORY, waitForTransfer } from "../transfers/support.js"
 
 // The copilot's fixture: one tenant's test-mode book with known names, references and amounts (every figure the tests
@@ -22,13 +23,21 @@ const deposit = (t: { merchantId: string; webhookSecret: string; tenantId: strin
     return r.sessionId
   })
 
-/** Waits until no consumer has work left on the tenants' events (the insight roll-ups included); bounded at 30 s. */
+/**
+ * Waits until no consumer has work left on the tenants' events, the insight roll-ups included: no outbox row pending,
+ * and no transaction past the insights cursor (deposits reach the roll-ups by commit horizon, not as pending rows:
+ * services/insights/InsightsCursor.ts). Bounded at 30 s. (Without the second count, a full run's other databases'
+ * open transactions held the horizon back and the copilot read the roll-ups before they counted the deposit.)
+ */
 export const consumersDrained = (tenantIds: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     waitFor(
-      "no outbox row left pending",
-      sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
-        WHERE o.tenant_id IN ${sql.in(tenantIds)}`.pipe(Effect.map((r) => r[0]!.n)),
+      "no outbox row left pending and every deposit counted by the insights",
+      sql<{ n: number }>`SELECT ((SELECT count(*) FROM outbox_pending p JOIN outbox o ON o.id = p.outbox_id
+          WHERE o.tenant_id IN ${sql.in(tenantIds)})
+        + (SELECT count(*) FROM transactions t WHERE t.tenant_id IN ${sql.in(tenantIds)} AND ${sql.literal(NOT_COUNTED_YET)}))::int AS n`.pipe(
+        Effect.map((r) => r[0]!.n)
+      ),
       { until: (n) => n === 0, timeoutMs: 30_000 }
     )).pipe(Effect.asVoid)
 
