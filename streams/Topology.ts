@@ -39,6 +39,9 @@ export const streamNames = (t: Topology) => ({
 
 const SAFE_BYTE = /^[A-Za-z0-9_-]$/
 const PLAIN_TOKEN = /^[A-Za-z0-9_-]+$/
+const ASCII = /^[\x00-\x7f]*$/
+const UNSAFE_ASCII = /[^A-Za-z0-9_-]/g
+const percentOf = (c: string) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`
 const utf8 = new TextEncoder()
 
 /**
@@ -56,6 +59,9 @@ export const token = (s: string): string => {
   if (s === "") return "%"
   // Ids, modes and NUBANs are already plain tokens: one native test instead of a regex test per byte.
   if (PLAIN_TOKEN.test(s)) return s
+  // ASCII (event types such as `deposit.reconciled`, which every relayed event's subject holds): each character is its
+  // own UTF-8 byte, so one native replace escapes the few unsafe ones, not a string per byte as below.
+  if (ASCII.test(s)) return s.replace(UNSAFE_ASCII, percentOf)
   let out = ""
   for (const b of utf8.encode(s)) {
     const c = String.fromCharCode(b)
@@ -120,21 +126,7 @@ export const legacyDepositFilter = (t: Topology): string => `${t.prefix}deposits
  * `reconciled.*.*.deposit%2Ereconciled.*`, and a tenant's account's changes of every type are `reconciled.<t>.<m>.*.<ref>`.
  */
 export const reconciledSubject = (t: Topology, tenantId: string, mode: Mode, eventType: string, accountRef: string): string =>
-  `${t.prefix}reconciled.${token(tenantId)}.${token(mode)}.${typeToken(eventType)}.${token(accountRef)}`
-
-/**
- * `token` of an event type, remembered: the types are the catalogue's few, and each holds a `.` (so `token` takes its
- * byte-by-byte path, a string per byte, for every event the relay publishes).
- */
-const typeTokens = new Map<string, string>()
-const typeToken = (eventType: string): string => {
-  let t = typeTokens.get(eventType)
-  if (t === undefined) {
-    t = token(eventType)
-    if (typeTokens.size < 256) typeTokens.set(eventType, t)
-  }
-  return t
-}
+  `${t.prefix}reconciled.${token(tenantId)}.${token(mode)}.${token(eventType)}.${token(accountRef)}`
 
 /**
  * A subscription filter over reconciled subjects: one tenant and mode, optionally one event type and one account

@@ -39,7 +39,7 @@ export const bulkInsert = <R>(sql: SqlClient.SqlClient, table: string, columns: 
       const v = (columns[c]![2])(row)
       const type = columns[c]![1]
       let element: string
-      if (type === "json" || type === "jsonb") {
+      if (isJson(type)) {
         element = v === null || v === undefined ? "" : typeof v === "string" ? v : JSON.stringify(v) ?? ""
         if (element.includes(SEPARATOR)) throw new Error(`bulkInsert: ${table}.${columns[c]![0]} is not JSON text (it holds U+001E)`)
         texts[c] = i === 0 ? element : texts[c] + SEPARATOR + element
@@ -50,10 +50,12 @@ export const bulkInsert = <R>(sql: SqlClient.SqlClient, table: string, columns: 
     }
   }
   const sources = columns.map(([, type], c) =>
-    type === "json" || type === "jsonb" ? sql`string_to_table(${texts[c]!}, chr(30), '')` : sql`unnest(${`{${texts[c]}}`}::${sql.literal(type)}[])`
+    isJson(type) ? sql`string_to_table(${texts[c]!}, chr(30), '')` : sql`unnest(${`{${texts[c]}}`}::${sql.literal(type)}[])`
   )
   return sql`INSERT INTO ${sql(table)} (${sql.literal(shape.names)}) SELECT ${sql.literal(shape.keys)} FROM ROWS FROM (${sql.csv(sources)}) AS r(${sql.literal(shape.alias)})`
 }
+
+const isJson = (type: ColumnType): boolean => type === "json" || type === "jsonb"
 
 /** Between the JSON texts of a json column's parameter: U+001E, which no JSON text holds raw. */
 const SEPARATOR = "\x1e"
@@ -96,11 +98,11 @@ const shapeOf = <R>(columns: ReadonlyArray<Column<R>>): Shape => {
   if (shape === undefined) {
     // One row's json fields, all NULL, make an empty text, which string_to_table reads as no row at all: a plain
     // column's array, whose length is the row count, keeps ROWS FROM at one row per row (it pads the shorter ones).
-    if (columns.every(([, type]) => type === "json" || type === "jsonb")) throw new Error("bulkInsert: at least one column must be neither json nor jsonb")
+    if (columns.every(([, type]) => isJson(type))) throw new Error("bulkInsert: at least one column must be neither json nor jsonb")
     const keys = columns.map((_, c) => `c${c}`)
     shape = {
       names: columns.map(([name]) => `"${name}"`).join(", "),
-      keys: columns.map(([, type], c) => (type === "json" || type === "jsonb" ? `${keys[c]}::${type}` : keys[c])).join(", "),
+      keys: columns.map(([, type], c) => (isJson(type) ? `${keys[c]}::${type}` : keys[c])).join(", "),
       alias: keys.join(", ")
     }
     shapes.set(columns, shape)
