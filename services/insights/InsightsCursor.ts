@@ -1,6 +1,5 @@
 import { SqlClient } from "@effect/sql"
 import { Cause, Duration, Effect, Queue } from "effect"
-import type { Mode } from "../../src/domain/Mode.js"
 import { Metrics } from "../../src/Metrics.js"
 import { outageLog } from "../../src/OutageLog.js"
 import { INSIGHTS_TURN, tryTurn } from "../outbox/Registry.js"
@@ -47,16 +46,6 @@ export interface CursorPass {
   readonly behind: boolean
 }
 
-interface WindowRow {
-  readonly id: number
-  readonly xid: string
-  readonly tenantId: string
-  readonly mode: Mode
-  readonly virtualAccountId: string | null
-  readonly paidAt: Date
-  readonly reviewedAt: Date | null
-}
-
 /** One batch, in one transaction: the window from the cursor to the horizon (at most `batchSize` rows), counted. */
 export const cursorBatch = (batchSize: number = CURSOR_BATCH) =>
   Effect.gen(function* () {
@@ -72,26 +61,17 @@ export const cursorBatch = (batchSize: number = CURSOR_BATCH) =>
           ORDER BY b.insight_xid LIMIT 1) IS NOT NULL AS behind
       FROM insight_cursor c`)
     if (c === undefined) return { counted: 0, busy: false, behind: false, full: false }
-    // The window: a range of the (insight_xid, id) index, in its order.
-    const found = yield* direct(sql<WindowRow>`
-      SELECT t.id, t.insight_xid::text AS xid, t.tenant_id, t.mode, t.virtual_account_id, t.paid_at, t.reviewed_at FROM transactions t
-      WHERE t.insight_xid IS NOT NULL AND (t.insight_xid, t.id) > (${c.xid}::xid8, ${Number(c.txId)}::bigint) AND t.insight_xid < ${c.horizon}::xid8
-      ORDER BY t.insight_xid, t.id LIMIT ${batchSize}`)
-    if (found.length === 0) return { counted: 0, busy: false, behind: c.behind, full: false }
-    yield* rollups.applyTransactions(found.map((r) => Number(r.id)))
-    const touches = []
-    for (const r of found) {
-      if (r.virtualAccountId === null) continue
-      touches.push({ tenantId: r.tenantId, mode: r.mode, accountId: r.virtualAccountId, atMs: Math.max(r.paidAt.getTime(), r.reviewedAt?.getTime() ?? 0) })
-    }
-    yield* rollups.touchAccounts(touches)
+    // The window (a range of the (insight_xid, id) index, in its order), counted in one statement; then the accounts
+    // it touches, recomputed.
+    const w = yield* rollups.countWindow({ xid: c.xid, txId: Number(c.txId) }, c.horizon, batchSize)
+    if (w.counted === 0 || w.last === undefined) return { counted: 0, busy: false, behind: c.behind, full: false }
+    yield* rollups.touchAccounts(w.touches)
     // A full batch may have left rows of its last transaction id: the cursor stops at its last row. Otherwise the whole
     // window to the horizon is counted.
-    const full = found.length >= batchSize
-    const last = found[found.length - 1]!
-    const next = full ? { xid: last.xid, txId: Number(last.id) } : { xid: c.horizon, txId: 0 }
+    const full = w.counted >= batchSize
+    const next = full ? w.last : { xid: c.horizon, txId: 0 }
     yield* direct(sql`UPDATE insight_cursor SET xid = ${next.xid}::xid8, tx_id = ${next.txId}`)
-    return { counted: found.length, busy: false, behind: c.behind, full }
+    return { counted: w.counted, busy: false, behind: c.behind, full }
   }).pipe((batch) => Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(batch)))
 
 /** One pass: batches while they come full. */

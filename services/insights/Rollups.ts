@@ -81,6 +81,27 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
       })
 
     /**
+     * The insights cursor's batch: the window after `after` and below `horizon` (at most `limit` rows) counted as
+     * `applyTransactions` counts them, in one statement (RollupStore.ts `countWindow`). Answers the rows counted, the
+     * last one's (xid, id), and the accounts they touch, for `touchAccounts`.
+     */
+    const countWindow = (after: { readonly xid: string; readonly txId: number }, horizon: string, limit: number) =>
+      Effect.gen(function* () {
+        yield* store.writerLock()
+        const rows = yield* store.countWindow(after, horizon, limit)
+        const touches: Array<AccountTouch> = []
+        let counted = 0
+        let last: { readonly xid: string; readonly txId: number } | undefined
+        for (const r of rows) {
+          if (r.accountId === null) {
+            counted = r.counted
+            if (r.lastXid !== null && r.lastId !== null) last = { xid: r.lastXid, txId: Number(r.lastId) }
+          } else touches.push({ tenantId: r.tenantId!, mode: r.mode!, accountId: r.accountId, atMs: r.at!.getTime() })
+        }
+        return { counted, last, touches }
+      })
+
+    /**
      * Recomputes the receivables of each account (src/domain/InsightRollups.ts `receivablesOf`) and adds the difference
      * to the due-day and customer roll-ups. An account that is gone, or not yet active, has none.
      */
@@ -258,6 +279,8 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
 
     return {
       applyTransactions: (ids: ReadonlyArray<number>) => applyTransactions(ids).pipe(Effect.orDie),
+      countWindow: (after: { readonly xid: string; readonly txId: number }, horizon: string, limit: number) =>
+        countWindow(after, horizon, limit).pipe(Effect.orDie),
       touchAccounts: (touches: ReadonlyArray<AccountTouch>) => touchAccounts(touches).pipe(Effect.orDie),
       touchSchedules: (touches: ReadonlyArray<ScheduleTouch>) => touchSchedules(touches).pipe(Effect.orDie),
       build
