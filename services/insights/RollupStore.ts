@@ -18,6 +18,19 @@ export interface ReceivableRow {
 }
 
 /**
+ * The `insight_days` rows that new deposits add, as SQL over `from` (a FROM clause whose alias `s` has `tenant_id`,
+ * `mode`, `day`, `reconciliation_status`, `band`, `amount_kobo`, `collected` and `pending`): (tenant_id, mode, key, day,
+ * count, amount), grouped by day, status and band BEFORE they are spread over their four keys, so the spread and the
+ * grouping after it handle a few rows a day, not four rows a deposit (a 2,000-deposit window: 10 ms instead of 17).
+ */
+const freshDayRows = (from: string): string => `SELECT f.tenant_id, f.mode, k.key, f.day, k.count, k.amount FROM (
+    SELECT s.tenant_id, s.mode, s.day, s.reconciliation_status, s.band, count(*) AS n, sum(s.amount_kobo) AS amount,
+      sum(s.collected) AS collected, count(*) FILTER (WHERE s.pending) AS pending
+    FROM ${from} GROUP BY s.tenant_id, s.mode, s.day, s.reconciliation_status, s.band
+  ) f CROSS JOIN LATERAL (VALUES ('rs:' || f.reconciliation_status, f.n, f.amount), ('risk:' || f.band, f.n, 0::numeric),
+    ('collected', 0::bigint, f.collected), ('pending', f.pending, 0::numeric)) AS k(key, count, amount)`
+
+/**
  * The SQL of the insight roll-ups (migrations/0016_insights.ts): one function per statement, on the caller's
  * `SqlClient` so each runs in its caller's transaction. The additive writes take their rows already in key order.
  */
@@ -55,12 +68,9 @@ export const makeRollupStore = (sql: SqlClient.SqlClient) => {
         ins AS (INSERT INTO insight_tx (id, collected_kobo, pending) SELECT id, collected, pending FROM src
           WHERE NOT EXISTS (SELECT 1 FROM insight_tx x WHERE x.id = src.id) ORDER BY id RETURNING id)
       INSERT INTO insight_days (tenant_id, mode, key, day, count, amount_kobo)
-      SELECT s.tenant_id, s.mode, k.key, s.day, sum(k.count), sum(k.amount)
-      FROM src s JOIN ins USING (id)
-        CROSS JOIN LATERAL (VALUES ('rs:' || s.reconciliation_status, 1, s.amount_kobo), ('risk:' || s.band, 1, 0::bigint),
-          ('collected', 0, s.collected), ('pending', s.pending::int, 0::bigint)) AS k(key, count, amount)
-      GROUP BY s.tenant_id, s.mode, k.key, s.day
-      ORDER BY s.tenant_id, s.mode, k.key, s.day
+      SELECT d.tenant_id, d.mode, d.key, d.day, sum(d.count), sum(d.amount) FROM (${sql.literal(freshDayRows("src s JOIN ins USING (id)"))}) d
+      GROUP BY d.tenant_id, d.mode, d.key, d.day
+      ORDER BY d.tenant_id, d.mode, d.key, d.day
       ON CONFLICT (tenant_id, mode, key, day) DO UPDATE SET count = insight_days.count + excluded.count,
         amount_kobo = insight_days.amount_kobo + excluded.amount_kobo`)
 
@@ -73,7 +83,8 @@ export const makeRollupStore = (sql: SqlClient.SqlClient) => {
    * and one summary row (`accountId` null): the rows counted and the last one's (xid, id).
    * Before, the window's rows went to the service and their ids came back in two more statements, each reading every
    * row of the window again (issue 33: the roll-ups cost the bench's deposit path about a fourteenth of its throughput).
-   * A day row a new deposit counts on is written even when its sum is zero, as `countNew` writes it.
+   * A day row a new deposit counts on is written even when its sum is zero, as `countNew` writes it; a correction's
+   * only when it changes something, as `addDays` writes it.
    */
   const countWindow = (after: { readonly xid: string; readonly txId: number }, horizon: string, limit: number) =>
     direct(sql<{ accountId: string | null; tenantId: string | null; mode: Mode | null; at: Date | null; counted: number; lastXid: string | null; lastId: number | null }>`
@@ -103,12 +114,11 @@ export const makeRollupStore = (sql: SqlClient.SqlClient) => {
         days AS (
           INSERT INTO insight_days (tenant_id, mode, key, day, count, amount_kobo)
           SELECT d.tenant_id, d.mode, d.key, d.day, sum(d.count), sum(d.amount) FROM (
-            SELECT w.tenant_id, w.mode, k.key, w.day, k.count, k.amount, true AS fresh FROM w JOIN ins USING (id)
-              CROSS JOIN LATERAL (VALUES ('rs:' || w.reconciliation_status, 1, w.amount_kobo), ('risk:' || w.band, 1, 0::bigint),
-                ('collected', 0, w.collected), ('pending', w.pending::int, 0::bigint)) AS k(key, count, amount)
+            SELECT n.*, true AS fresh FROM (${sql.literal(freshDayRows("w s JOIN ins USING (id)"))}) n
             UNION ALL
             SELECT m.tenant_id, m.mode, k.key, m.day, k.count, k.amount, false FROM moved m
-              CROSS JOIN LATERAL (VALUES ('collected', 0, m.now - m.was), ('pending', m.pending_now::int - m.pending_was::int, 0::bigint)) AS k(key, count, amount)
+              CROSS JOIN LATERAL (VALUES ('collected', 0::bigint, (m.now - m.was)::numeric),
+                ('pending', (m.pending_now::int - m.pending_was::int)::bigint, 0::numeric)) AS k(key, count, amount)
           ) d
           GROUP BY d.tenant_id, d.mode, d.key, d.day
           HAVING bool_or(d.fresh) OR sum(d.count) <> 0 OR sum(d.amount) <> 0
