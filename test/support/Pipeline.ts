@@ -126,7 +126,8 @@ export const waitForInboxDrained = Effect.flatMap(SqlClient.SqlClient, (sql) =>
  *    settlements_in_transit holds exactly the settlement legs' transfers still Pending or Processing;
  * 6. settlement: a settlement's legs sum to its net; sub_merchant:<id>, fees:platform and settlement_pending hold
  *    exactly the legs whose latest transfer failed or was reversed (waiting for a retry);
- * 7. every transaction's tenant and inbox row exist, and every inbox row's tenant (no foreign key checks these).
+ * 7. every transaction's tenant, inbox row and account (when it names one) exist, and every inbox row's tenant (no
+ *    foreign key checks these).
  * Returns how many virtual accounts it checked.
  */
 export const assertLedgerInvariant = Effect.gen(function* () {
@@ -135,15 +136,19 @@ export const assertLedgerInvariant = Effect.gen(function* () {
   const unbalanced = yield* sql<{ journalId: string }>`
     SELECT tenant_id, mode, journal_id FROM ledger_entries GROUP BY tenant_id, mode, journal_id HAVING sum(amount_kobo) <> 0`
   if (unbalanced.length > 0) return yield* fail("unbalanced journals", unbalanced)
-  // The deposit path's rows name a tenant and an inbox row that exist: migration 0025 left these to the write path
-  // (no foreign key), which takes them from rows it read in the same transaction.
+  // The deposit path's rows name a tenant, an inbox row and an account that exist: migrations 0025 and 0026 left these
+  // to the write path (no foreign key), which takes them from rows it read (and, for the account, locked) in the same
+  // transaction.
   const orphans = yield* sql<{ what: string; id: string }>`
     SELECT 'transaction without its tenant' AS what, t.reference AS id FROM transactions t WHERE NOT EXISTS (SELECT 1 FROM tenants x WHERE x.id = t.tenant_id)
     UNION ALL
     SELECT 'transaction without its inbox row', t.reference FROM transactions t WHERE NOT EXISTS (SELECT 1 FROM inbound_events i WHERE i.id = t.inbound_event_id)
     UNION ALL
-    SELECT 'inbox row without its tenant', i.id::text FROM inbound_events i WHERE NOT EXISTS (SELECT 1 FROM tenants x WHERE x.id = i.tenant_id)`
-  if (orphans.length > 0) return yield* fail("rows that name a tenant or an inbox row that does not exist", orphans)
+    SELECT 'inbox row without its tenant', i.id::text FROM inbound_events i WHERE NOT EXISTS (SELECT 1 FROM tenants x WHERE x.id = i.tenant_id)
+    UNION ALL
+    SELECT 'transaction without its account', t.reference FROM transactions t
+    WHERE t.virtual_account_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM virtual_accounts v WHERE v.id = t.virtual_account_id)`
+  if (orphans.length > 0) return yield* fail("rows that name a tenant, an inbox row or an account that does not exist", orphans)
   const accounts = yield* sql<{ account: string }>`SELECT DISTINCT account FROM ledger_entries`
   const outside = accounts.filter((a) => familyOf(a.account) === undefined)
   if (outside.length > 0) return yield* fail("accounts outside the chart", outside)
