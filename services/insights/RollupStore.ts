@@ -5,6 +5,9 @@ import type { Mode } from "../../src/domain/Mode.js"
 import { awaitTurn, INSIGHTS_TURN } from "../outbox/Registry.js"
 import { direct } from "../../src/db/Direct.js"
 
+/** Where the insights cursor stands: every transaction row stamped before (xid, id) is counted. */
+export interface CursorPosition { readonly xid: string; readonly txId: number }
+
 /** What a change adds to one `insight_days` row. */
 export interface DayDelta { tenantId: string; mode: string; key: string; day: number; count: number; amount: number }
 /** What a change adds to one `insight_due_days` row. */
@@ -86,7 +89,7 @@ export const makeRollupStore = (sql: SqlClient.SqlClient) => {
    * A day row a new deposit counts on is written even when its sum is zero, as `countNew` writes it; a correction's
    * only when it changes something, as `addDays` writes it.
    */
-  const countWindow = (after: { readonly xid: string; readonly txId: number }, horizon: string, limit: number) =>
+  const countWindow = (after: CursorPosition, horizon: string, limit: number) =>
     direct(sql<{ accountId: string | null; tenantId: string | null; mode: Mode | null; at: Date | null; counted: number; lastXid: string | null; lastId: number | null }>`
       WITH w AS MATERIALIZED (
           SELECT t.id, t.insight_xid, t.tenant_id, t.mode, t.virtual_account_id, t.paid_at, t.reviewed_at,

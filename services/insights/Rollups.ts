@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { dayOf, type Receivable, receivablesOf, scheduleDues } from "../../src/domain/InsightRollups.js"
 import type { Mode } from "../../src/domain/Mode.js"
 import { anchorOf } from "../billing/BillingRows.js"
-import { type CustomerDelta, type DayDelta, type DueDelta, makeRollupStore, type ReceivableRow } from "./RollupStore.js"
+import { type CursorPosition, type CustomerDelta, type DayDelta, type DueDelta, makeRollupStore, type ReceivableRow } from "./RollupStore.js"
 
 /** An account whose figures may have changed, and when (the day a receivable it fully pays counts as paid). */
 export interface AccountTouch {
@@ -85,13 +85,13 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
      * `applyTransactions` counts them, in one statement (RollupStore.ts `countWindow`). Answers the rows counted, the
      * last one's (xid, id), and the accounts they touch, for `touchAccounts`.
      */
-    const countWindow = (after: { readonly xid: string; readonly txId: number }, horizon: string, limit: number) =>
+    const countWindow = (after: CursorPosition, horizon: string, limit: number) =>
       Effect.gen(function* () {
         yield* store.writerLock()
         const rows = yield* store.countWindow(after, horizon, limit)
         const touches: Array<AccountTouch> = []
         let counted = 0
-        let last: { readonly xid: string; readonly txId: number } | undefined
+        let last: CursorPosition | undefined
         for (const r of rows) {
           if (r.accountId === null) {
             counted = r.counted
@@ -279,8 +279,7 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
 
     return {
       applyTransactions: (ids: ReadonlyArray<number>) => applyTransactions(ids).pipe(Effect.orDie),
-      countWindow: (after: { readonly xid: string; readonly txId: number }, horizon: string, limit: number) =>
-        countWindow(after, horizon, limit).pipe(Effect.orDie),
+      countWindow: (after: CursorPosition, horizon: string, limit: number) => countWindow(after, horizon, limit).pipe(Effect.orDie),
       touchAccounts: (touches: ReadonlyArray<AccountTouch>) => touchAccounts(touches).pipe(Effect.orDie),
       touchSchedules: (touches: ReadonlyArray<ScheduleTouch>) => touchSchedules(touches).pipe(Effect.orDie),
       build
