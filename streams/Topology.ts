@@ -41,7 +41,9 @@ const SAFE_BYTE = /^[A-Za-z0-9_-]$/
 const PLAIN_TOKEN = /^[A-Za-z0-9_-]+$/
 const ASCII = /^[\x00-\x7f]*$/
 const UNSAFE_ASCII = /[^A-Za-z0-9_-]/g
-const percentOf = (c: string) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`
+/** `%XX`: one byte, escaped. */
+const percentByte = (b: number) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`
+const percentOf = (c: string) => percentByte(c.charCodeAt(0))
 const utf8 = new TextEncoder()
 
 /**
@@ -65,7 +67,7 @@ export const token = (s: string): string => {
   let out = ""
   for (const b of utf8.encode(s)) {
     const c = String.fromCharCode(b)
-    out += SAFE_BYTE.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, "0")}`
+    out += SAFE_BYTE.test(c) ? c : percentByte(b)
   }
   return out
 }

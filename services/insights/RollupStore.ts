@@ -46,18 +46,6 @@ export const makeRollupStore = (sql: SqlClient.SqlClient) => {
       ON CONFLICT (tenant_id, mode, key, day) DO UPDATE SET count = insight_days.count + excluded.count,
         amount_kobo = insight_days.amount_kobo + excluded.amount_kobo`)
 
-  /** Deposits counted before: the collected contribution now against the one counted (rows locked, in id order). */
-  const countedTransactions = (ids: ReadonlyArray<number>) =>
-    direct(sql<{ id: number; tenantId: string; mode: string; day: number; now: number; was: number; pendingNow: boolean; pendingWas: boolean }>`
-      SELECT t.id, t.tenant_id, t.mode, ${sql.literal(daySql("t.paid_at"))} AS day,
-        (${sql.literal(collectedSql("t"))}) AS now, x.collected_kobo AS was, t.status = 'PendingReview' AS pending_now, x.pending AS pending_was
-      FROM insight_tx x JOIN transactions t ON t.id = x.id WHERE x.id = ANY(${ids}::bigint[]) ORDER BY x.id FOR UPDATE OF x`)
-
-  const recountTransactions = (moved: ReadonlyArray<{ id: number; now: number; pendingNow: boolean }>) =>
-    direct(sql`UPDATE insight_tx x SET collected_kobo = u.c, pending = u.p
-      FROM unnest(${moved.map((m) => m.id)}::bigint[], ${moved.map((m) => m.now)}::bigint[], ${moved.map((m) => m.pendingNow)}::boolean[]) AS u(id, c, p)
-      WHERE x.id = u.id`)
-
   /** Counts the deposits the condition selects that are not counted yet: one statement, whatever their number. */
   const countNew = (where: Statement.Fragment) =>
     direct(sql`WITH src AS (
@@ -78,26 +66,23 @@ export const makeRollupStore = (sql: SqlClient.SqlClient) => {
         amount_kobo = insight_days.amount_kobo + excluded.amount_kobo`)
 
   /**
-   * The insights cursor's batch in ONE statement (services/insights/InsightsCursor.ts): the window (the rows stamped
-   * after the cursor `(xid, id)` and below the horizon, at most `limit`, in cursor order), counted as `applyTransactions`
-   * counts ids: a row counted before gets its collected and pending contribution corrected (its `insight_tx` row locked
-   * and updated), a new one is counted on its paid day (status, risk band, collected, pending) and gets its
-   * `insight_tx` row. Answers one row per account the window touches (the latest of its rows' paid and review times)
-   * and one summary row (`accountId` null): the rows counted and the last one's (xid, id).
-   * Before, the window's rows went to the service and their ids came back in two more statements, each reading every
-   * row of the window again (issue 33: the roll-ups cost the bench's deposit path about a fourteenth of its throughput).
-   * A day row a new deposit counts on is written even when its sum is zero, as `countNew` writes it; a correction's
-   * only when it changes something, as `addDays` writes it.
+   * Counts the transactions `selection` picks (the rest of `SELECT ... FROM transactions t`: its WHERE, ORDER BY and
+   * LIMIT) in ONE statement: a row counted before gets its collected and pending contribution corrected (its
+   * `insight_tx` row locked, in the selection's order, and updated), a new one is counted on its paid day (status, risk
+   * band, collected, pending) and gets its `insight_tx` row. Answers one row per account the rows touch (the latest of
+   * their paid and review times) and one summary row (`accountId` null): the rows counted and the last one's (xid, id)
+   * in cursor order. A day row a new deposit counts on is written even when its sum is zero, as `countNew` writes it; a
+   * correction's only when it changes something.
+   * The insights cursor's window used to go to the service, its ids coming back in two more statements that each read
+   * every row again (issue 33: the roll-ups cost the bench's deposit path about a fourteenth of its throughput).
    */
-  const countWindow = (after: CursorPosition, horizon: string, limit: number) =>
+  const countSelected = (selection: Statement.Fragment) =>
     direct(sql<{ accountId: string | null; tenantId: string | null; mode: Mode | null; at: Date | null; counted: number; lastXid: string | null; lastId: number | null }>`
       WITH w AS MATERIALIZED (
           SELECT t.id, t.insight_xid, t.tenant_id, t.mode, t.virtual_account_id, t.paid_at, t.reviewed_at,
             ${sql.literal(daySql("t.paid_at"))} AS day, t.reconciliation_status, t.amount_kobo, ${sql.literal(riskBandSql("t"))} AS band,
             (${sql.literal(collectedSql("t"))}) AS collected, t.status = 'PendingReview' AS pending
-          FROM transactions t
-          WHERE t.insight_xid IS NOT NULL AND (t.insight_xid, t.id) > (${after.xid}::xid8, ${after.txId}::bigint) AND t.insight_xid < ${horizon}::xid8
-          ORDER BY t.insight_xid, t.id LIMIT ${limit}
+          FROM transactions t ${selection}
         ),
         -- Counted before: a probe of insight_tx per row of the window (its primary key), the rows locked.
         x AS MATERIALIZED (
@@ -133,12 +118,16 @@ export const makeRollupStore = (sql: SqlClient.SqlClient) => {
         NULL::int AS counted, NULL::text AS last_xid, NULL::int8 AS last_id
       FROM w WHERE w.virtual_account_id IS NOT NULL GROUP BY w.virtual_account_id, w.tenant_id, w.mode
       UNION ALL
-      SELECT NULL, NULL, NULL, NULL, (SELECT count(*) FROM w)::int,
-        (SELECT l.insight_xid::text FROM w l ORDER BY l.insight_xid DESC, l.id DESC LIMIT 1),
-        (SELECT l.id FROM w l ORDER BY l.insight_xid DESC, l.id DESC LIMIT 1)`)
+      SELECT NULL, NULL, NULL, NULL, c.n::int, l.insight_xid::text, l.id
+      FROM (SELECT count(*) AS n FROM w) c LEFT JOIN LATERAL (SELECT insight_xid, id FROM w ORDER BY insight_xid DESC, id DESC LIMIT 1) l ON true`)
 
-  /** The deposits of `ids` not counted yet, counted. */
-  const countNewIds = (ids: ReadonlyArray<number>) => countNew(sql`t.id = ANY(${ids}::bigint[])`)
+  /** The insights cursor's batch: the rows stamped after `after` and below `horizon`, at most `limit`, in cursor order. */
+  const countWindow = (after: CursorPosition, horizon: string, limit: number) =>
+    countSelected(sql`WHERE t.insight_xid IS NOT NULL AND (t.insight_xid, t.id) > (${after.xid}::xid8, ${after.txId}::bigint)
+      AND t.insight_xid < ${horizon}::xid8 ORDER BY t.insight_xid, t.id LIMIT ${limit}`)
+
+  /** The transactions of `ids`, counted (in id order). */
+  const countIds = (ids: ReadonlyArray<number>) => countSelected(sql`WHERE t.id = ANY(${ids}::bigint[]) ORDER BY t.id`)
 
   /** The deposits with ids in [lo, hi) not counted yet, counted. */
   const countNewRange = (lo: number, hi: number) => countNew(sql`t.id >= ${lo} AND t.id < ${hi}`)
@@ -237,7 +226,7 @@ export const makeRollupStore = (sql: SqlClient.SqlClient) => {
       SELECT id, tenant_id, mode FROM billing_schedules WHERE id > ${after} ORDER BY id LIMIT ${limit}`)
 
   return {
-    addDays, countedTransactions, recountTransactions, countWindow, countNewIds, countNewRange, writerLock, activeAccounts, billedPeriods, countedReceivables,
+    addDays, countWindow, countIds, countNewRange, writerLock, activeAccounts, billedPeriods, countedReceivables,
     deleteReceivables, upsertReceivables, addDueDays, addCustomers, lockSchedules, schedulesOf, openedPeriods, setScheduleDues,
     transactionIdBounds, accountsAfter, schedulesAfter
   } as const

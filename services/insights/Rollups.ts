@@ -49,40 +49,19 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
 
     /**
      * Each deposit counted once: its reconciliation status and risk band on its paid day (new deposits only), and its
-     * `collected` contribution, corrected when its status changed since it was counted (a review's decision).
+     * `collected` contribution, corrected when its status changed since it was counted (a review's decision). The same
+     * statement as the cursor's window (RollupStore.ts `countSelected`), over the given ids.
      */
     const applyTransactions = (ids: ReadonlyArray<number>) =>
       Effect.gen(function* () {
         if (ids.length === 0) return
         yield* store.writerLock()
-        const unique = [...new Set(ids)].sort((a, b) => a - b)
-        // Deposits counted before: the collected contribution now against the one counted (rows locked).
-        const changed = yield* store.countedTransactions(unique)
-        const moved = changed.filter((c) => Number(c.now) !== Number(c.was) || c.pendingNow !== c.pendingWas)
-        if (moved.length > 0) {
-          yield* store.recountTransactions(moved)
-          const deltas = new Map<string, DayDelta>()
-          const add = (m: (typeof moved)[number], key: string, count: number, amount: number) => {
-            const k = `${m.tenantId}|${m.mode}|${key}|${m.day}`
-            const d = deltas.get(k) ?? { tenantId: m.tenantId, mode: m.mode, key, day: m.day, count: 0, amount: 0 }
-            d.count += count
-            d.amount += amount
-            deltas.set(k, d)
-          }
-          for (const m of moved) {
-            add(m, "collected", 0, Number(m.now) - Number(m.was))
-            add(m, "pending", Number(m.pendingNow) - Number(m.pendingWas), 0)
-          }
-          yield* addDays(deltas.values())
-        }
-        const seen = new Set(changed.map((c) => Number(c.id)))
-        const fresh = unique.filter((id) => !seen.has(id))
-        if (fresh.length > 0) yield* store.countNewIds(fresh)
+        yield* store.countIds(ids)
       })
 
     /**
      * The insights cursor's batch: the window after `after` and below `horizon` (at most `limit` rows) counted as
-     * `applyTransactions` counts them, in one statement (RollupStore.ts `countWindow`). Answers the rows counted, the
+     * `applyTransactions` counts them, in one statement (RollupStore.ts `countSelected`). Answers the rows counted, the
      * last one's (xid, id), and the accounts they touch, for `touchAccounts`.
      */
     const countWindow = (after: CursorPosition, horizon: string, limit: number) =>
