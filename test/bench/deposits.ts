@@ -585,8 +585,16 @@ const main = async (): Promise<number> => {
     }
     fs.writeFileSync(planFile, JSON.stringify(senderPlan))
 
-    // 4. Send from a separate process, watching the reconciled count meanwhile.
-    const count = () => withDb(db, (c) => c.query<{ n: string }>(`SELECT count(*) AS n FROM transactions`)).then((r) => Number(r.rows[0]!.n))
+    // 4. Send from a separate process, watching the reconciled count meanwhile. Every probe goes over ONE connection,
+    //    held for the run: a new connection costs Postgres a backend (about 27 ms of its CPU on a 2-core machine), and
+    //    the probes run four times a second, so a connection each cost ~1.6 s of Postgres CPU in a 15 s run, all of it
+    //    counted in "postgres CPU per deposit" (docs/performance.md, 2026-11-30). pg.Client queues concurrent queries.
+    const probe = new pg.Client({ connectionString: databaseUrl(db) })
+    await probe.connect()
+    cleanups.push(() => probe.end().catch(() => undefined))
+    const count = () => probe.query<{ n: string }>(`SELECT count(*) AS n FROM transactions`).then((r) => Number(r.rows[0]!.n))
+    // Transactions' ids come from a sequence: how far it has got is the count, give or take a batch that rolled back.
+    const roughCount = () => probe.query<{ n: string | null }>(`SELECT max(id) - min(id) + 1 AS n FROM transactions`).then((r) => Number(r.rows[0]!.n ?? 0))
     let rssMb = 0
     const cpuAtStart = sum(cpuSeconds)
     const cpuAtStartEach = pids.map(cpuSeconds)
@@ -602,12 +610,10 @@ const main = async (): Promise<number> => {
     const wallAtStart = Date.now()
     const watch = setInterval(() => {
       rssMb = Math.max(rssMb, sum(peakRssMb))
-      count().then((n) => log(`reconciled ${n}/${plan.unique.length}`), () => undefined)
+      roughCount().then((n) => log(`reconciled ${n}/${plan.unique.length}`), () => undefined)
     }, 2_000)
     // The middle half: CPU snapshots when a quarter and three quarters of the deposits are reconciled, so the figures
     // leave out the warm-up (V8 compiling the hot code, the first batches) and the drain at the end.
-    // Transactions' ids come from a sequence: how far it has got is the count, give or take a batch that rolled back.
-    const roughCount = () => withDb(db, (c) => c.query<{ n: string | null }>(`SELECT max(id) - min(id) + 1 AS n FROM transactions`)).then((r) => Number(r.rows[0]!.n ?? 0))
     const middle = middleHalfSampler(count, roughCount, plan.unique.length, pids)
     log(`sending ${plan.sends.length} webhooks (${plan.sends.length - plan.unique.length} repeats)`)
     const killer = opts.killWorkerAfter === undefined || services.length < 3 ? undefined : setTimeout(() => {
@@ -650,7 +656,9 @@ const main = async (): Promise<number> => {
     let lastCount = -1
     let lastProgressAt = Date.now()
     for (;;) {
-      const n = await count()
+      // The cheap probe until it says all are in; then the exact count (a batch that rolled back leaves a gap in the ids).
+      const rough = await roughCount()
+      const n = rough >= accepted.size ? await count() : rough
       if (n >= accepted.size) break
       if (n !== lastCount) {
         lastCount = n
