@@ -2,6 +2,7 @@ import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { claimStatement } from "../../services/outbox/Runner.js"
+import { explain, planShape } from "../support/QueryPlan.js"
 import { makeTestApp } from "../support/TestApp.js"
 
 /**
@@ -15,16 +16,6 @@ import { makeTestApp } from "../support/TestApp.js"
 const OUTBOX_ROWS = 40_000
 const PENDING = 3_000
 const CONSUMER = "claim-plan"
-
-interface PlanNode {
-  readonly "Node Type": string
-  readonly "Relation Name"?: string
-  readonly "Index Name"?: string
-  readonly "Actual Rows"?: number
-  readonly "Actual Loops"?: number
-  readonly Plans?: ReadonlyArray<PlanNode>
-}
-const nodes = (n: PlanNode): ReadonlyArray<PlanNode> => [n, ...(n.Plans ?? []).flatMap(nodes)]
 
 layer(makeTestApp({ workers: false }), { timeout: 60_000 })("a consumer's claim", (it) => {
   it.effect("probes the outbox by key for each row it claims, and never scans it", () =>
@@ -49,10 +40,8 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000 })("a consumer's claim"
 
       const limit = 500
       const statement = claimStatement(sql, CONSUMER, new Date(), limit, sql`, o.envelope::text AS envelope_json`)
-      const [text, params] = statement.compile()
-      const rows = yield* sql.unsafe<{ "QUERY PLAN": ReadonlyArray<{ Plan: PlanNode }> }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, params)
-      const plan = nodes(rows[0]!["QUERY PLAN"][0]!.Plan)
-      const shape = JSON.stringify(plan.map((n) => [n["Node Type"], n["Relation Name"] ?? n["Index Name"]]))
+      const plan = yield* explain(statement, { analyze: true })
+      const shape = planShape(plan)
       expect(plan.some((n) => n["Node Type"] === "Seq Scan" && n["Relation Name"] === "outbox"), shape).toBe(false)
       // The events are read through the outbox's key, about one probe per claimed row (not per pending row).
       const probes = plan.filter((n) => n["Index Name"] === "outbox_pkey" && n["Relation Name"] === "outbox")

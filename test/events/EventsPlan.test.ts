@@ -2,6 +2,7 @@ import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { EventsStore, type PageQuery } from "../../services/events/EventsStore.js"
+import { explain } from "../support/QueryPlan.js"
 import { makeTestApp } from "../support/TestApp.js"
 
 /**
@@ -13,14 +14,6 @@ import { makeTestApp } from "../support/TestApp.js"
 
 const TENANTS = 200
 const PER_TENANT = 300
-
-interface PlanNode {
-  readonly "Node Type": string
-  readonly "Index Name"?: string
-  readonly "Index Cond"?: string
-  readonly Plans?: ReadonlyArray<PlanNode>
-}
-const nodes = (n: PlanNode): ReadonlyArray<PlanNode> => [n, ...(n.Plans ?? []).flatMap(nodes)]
 
 layer(makeTestApp({ workers: false }), { timeout: 60_000 })("the events list's plan", (it) => {
   it.effect("uses outbox_public_events_idx with the tenant, the mode and the window (and the page key) as its range", () =>
@@ -38,12 +31,7 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000 })("the events list's p
       const [after] = yield* store.rowIdOf(scope, "evt_plan_1203")
       expect(after).toBeDefined()
 
-      const planOf = (q: PageQuery) =>
-        Effect.gen(function* () {
-          const [text, params] = store.pageStatement(scope, q).compile()
-          const rows = yield* sql.unsafe<{ "QUERY PLAN": ReadonlyArray<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${text}`, params)
-          return nodes(rows[0]!["QUERY PLAN"][0]!.Plan)
-        })
+      const planOf = (q: PageQuery) => explain(store.pageStatement(scope, q))
       for (const q of [{ limit: 51 }, { limit: 51, type: "deposit.reconciled" as const }, { limit: 51, after: after!.id }]) {
         const plan = yield* planOf(q)
         const scan = plan.find((n) => n["Index Name"] === "outbox_public_events_idx")
