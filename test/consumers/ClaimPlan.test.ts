@@ -1,14 +1,14 @@
 import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { claimStatement } from "../../services/outbox/Runner.js"
+import { claimStatement } from "../../services/outbox/Claim.js"
 import { explain, planShape } from "../support/QueryPlan.js"
 import { makeTestApp } from "../support/TestApp.js"
 
 /**
  * A consumer's claim reads what it claims, not the outbox: the pending rows are walked in key order and each event is
  * one probe of the outbox's primary key, so the LIMIT bounds the work whatever the outbox's size (services/outbox/
- * Runner.ts `claimStatement`). Before, with the pending rows' statistics large, the planner hashed the whole outbox
+ * Claim.ts `claimStatement`). Before, with the pending rows' statistics large, the planner hashed the whole outbox
  * on every claim. Checked with EXPLAIN ANALYZE on a large outbox and a large backlog, after ANALYZE, with the
  * planner's settings as they are; and the claim still skips an account held back by a retry and claims past it.
  */
