@@ -2,7 +2,7 @@
  * Live checkout benchmark (issue 19): `npm run bench:checkout -- --streams 1000`.
  *
  * Against the real Postgres and NATS of this machine it
- *  1. starts the service as `npm start` does (`node --max-semi-space-size=64 --no-memory-reducer --max-inlined-bytecode-size-cumulative=300 src/start.mjs`, SERVICE_ROLE=all)
+ *  1. starts the service as `npm start` does (its node flags and `src/start.mjs`, SERVICE_ROLE=all)
  *     on a scratch database and its own NATS prefix;
  *  2. signs up a test tenant, creates N accounts over HTTP (each expecting `--amount` kobo) and one checkout session
  *     per account;

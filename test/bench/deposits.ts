@@ -4,7 +4,7 @@
  * Against the real Postgres and NATS of this machine it
  *  1. runs pgbench on a scratch database with a fixed script (one INSERT into a deposits-like table and one UPDATE of a
  *     balance row per transaction, 8 clients, 2 threads): the reference for one durable commit per deposit here;
- *  2. starts the service as `npm start` does (`node --max-semi-space-size=64 --no-memory-reducer --max-inlined-bytecode-size-cumulative=300 src/start.mjs`: the bundle, built first if
+ *  2. starts the service as `npm start` does (its node flags and `src/start.mjs`: the bundle, built first if
  *     a source is newer; `--entry sources` runs tsx on src/main.ts instead) on another scratch database and its own NATS prefix;
  *  3. signs up a tenant and creates the accounts over HTTP (bounded parallelism);
  *  4. sends the signed sandbox webhooks from a separate process (test/bench/sender.ts, keep-alive, `concurrency` in

@@ -2,7 +2,7 @@
  * The service at rest (issue 33): `npm run bench:idle` (embedded default) or `npm run bench:idle -- --external`
  * (this machine's Postgres and NATS, on a scratch database and stream prefix removed at the end).
  *
- * Starts the service as `npm start` does (`node --max-semi-space-size=64 --no-memory-reducer --max-inlined-bytecode-size-cumulative=300 src/start.mjs`, its bundle built beforehand;
+ * Starts the service as `npm start` does (its node flags and `src/start.mjs`, its bundle built beforehand;
  * `--entry sources` runs tsx on src/main.ts instead), then:
  *  1. starts it once on a new DATA_DIR (or database) and stops it once it answers: the first start;
  *     then starts it again (a warm start) and times its first log line and its first HTTP answer (GET /healthz,

@@ -80,16 +80,22 @@ export interface Service {
 }
 
 /**
- * Node flags the service runs with, as `npm start` gives them: a 64 MB young generation (the default 16 MB made the
- * deposit pipeline's short-lived garbage cost ~10% more CPU in scavenges and promotions), and no memory reducer (V8's
- * heap shrinking at low allocation rates, which at rest cost about 1% of a core over the first minute, for about 90 MB
- * less resident memory: docs/performance.md, "At rest and at start"), and a smaller budget for what TurboFan inlines into
- * one function (300 bytes of bytecode in all, V8's default 920): it compiles the same hot code in less time, so a
- * freshly started service spends less CPU on compiling while it warms up (12 pairs of 20,000-deposit bench runs: 10
- * faster, 1.04-1.06 x on the means, V8's helper threads 7-14 us a deposit less; 60,000-deposit runs no different:
- * docs/performance.md, "This session (2026-11-29, late night ...)").
+ * Node flags the service runs with: the ones `npm start` gives it, read from package.json's `start` script so the two
+ * never drift apart. They are a 64 MB young generation (the default 16 MB made the deposit pipeline's short-lived
+ * garbage cost ~10% more CPU in scavenges and promotions), and no memory reducer (V8's heap shrinking at low allocation
+ * rates, which at rest cost about 1% of a core over the first minute, for about 90 MB less resident memory:
+ * docs/performance.md, "At rest and at start"), and a smaller budget for what TurboFan inlines into one function (300
+ * bytes of bytecode in all, V8's default 920): it compiles the same hot code in less time, so a freshly started service
+ * spends less CPU on compiling while it warms up (12 pairs of 20,000-deposit bench runs: 10 faster, 1.04-1.06 x on the
+ * means, V8's helper threads 7-14 us a deposit less; 60,000-deposit runs no different: docs/performance.md, "This
+ * session (2026-11-29, late night ...)").
  */
-export const SERVICE_NODE_FLAGS = ["--max-semi-space-size=64", "--no-memory-reducer", "--max-inlined-bytecode-size-cumulative=300"] as const
+export const SERVICE_NODE_FLAGS: ReadonlyArray<string> = (() => {
+  const start = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start
+  const words = start.trim().split(/\s+/)
+  if (words[0] !== "node" || words[words.length - 1] !== "src/start.mjs") throw new Error(`package.json's start script is not "node <flags> src/start.mjs": ${start}`)
+  return words.slice(1, -1)
+})()
 
 /**
  * How the service is started: from its sources under tsx (`node --import tsx src/main.ts`, what the tests run), or
