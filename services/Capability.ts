@@ -55,6 +55,13 @@ export interface Capability {
   readonly services?: ReadonlyArray<Staged>
   /** Its long-running fibers (workers, consumers), run by the worker role beside the reconciler. */
   readonly workers?: ReadonlyArray<Layer.Layer<never, any, any>>
+  /**
+   * Workers that run beside the reconciler on its own thread when the service gives it one (src/WorkerThread.ts), and
+   * with the other workers otherwise: a worker whose passes are chains of short statements, which on the main thread
+   * each wait their turn behind the API's requests (issue 33: the automation actor). Such a worker hears the main
+   * thread's staging wake-ups over the hub's channel (services/outbox/Wakeups.ts).
+   */
+  readonly threadWorkers?: ReadonlyArray<Layer.Layer<never, any, any>>
   /** The outbox consumers it runs: the outbox writes a pending row for each event one of them wants. */
   readonly consumers?: ReadonlyArray<Subscription>
   /** What the OpenAPI document says about each of its operations, keyed by operationId (`group.endpoint`). */

@@ -10,7 +10,7 @@ import { AppConfigLive, LoggingLive } from "./Runtime.js"
 import { TracingLive } from "./Tracing.js"
 import { DownstreamWorkersLive, ReconcilerLive, ServicesLive, WorkersLive } from "./Services.js"
 import { isReconcilerThread, MetricsToParentLive, NoWorkerThread, runAsWorkerThread, WorkerThreadLive, WorkerThreadWatch } from "./WorkerThread.js"
-import { OutboxWakeups } from "../services/outbox/Wakeups.js"
+import { forwardNudgesToThreads, OutboxWakeups } from "../services/outbox/Wakeups.js"
 
 const HttpServerLive = Layer.unwrapEffect(
   Effect.map(AppConfigTag, (c) => NodeServerLive({ port: c.port, host: c.host }))
@@ -46,9 +46,11 @@ const Roles = Layer.unwrapEffect(
     }
     if (c.role === "worker") return Layer.merge(isReconcilerThread ? ReconcilerLive : WorkersLive, NoWorkerThread)
     if (c.workerThread && Option.isSome(c.databaseUrl) && Option.isSome(c.natsUrl)) {
-      // The reconciler holds one transaction per partition at a time (plus a poison write now and then).
-      const threadPool = Math.min(c.dbPoolSize, c.reconcilerPartitions + 2)
-      return Layer.mergeAll(api, DownstreamWorkersLive, WorkerThreadLive(new URL(import.meta.url), { DB_POOL_SIZE: String(threadPool) }))
+      // The reconciler holds one transaction per partition at a time (plus a poison write now and then), the actor one.
+      const threadPool = Math.min(c.dbPoolSize, c.reconcilerPartitions + 3)
+      // The thread's runners (the automation actor) wait for this thread's staging nudges (the planner's).
+      const nudgesToThread = Layer.effectDiscard(Effect.sync(forwardNudgesToThreads))
+      return Layer.mergeAll(api, DownstreamWorkersLive, nudgesToThread, WorkerThreadLive(new URL(import.meta.url), { DB_POOL_SIZE: String(threadPool) }))
     }
     return Layer.mergeAll(api, WorkersLive, NoWorkerThread)
   })

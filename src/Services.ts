@@ -77,8 +77,8 @@ export const DownstreamWorkersLive = Layer.mergeAll(
   ...CAPABILITIES.flatMap((c: Capability) => c.workers ?? [])
 )
 
-/** The reconciler alone: what the reconciler's thread runs. */
-export const ReconcilerLive = ReconcilerWorkersLive
+/** The reconciler and the capabilities' thread workers (the automation actor): what the reconciler's thread runs. */
+export const ReconcilerLive = Layer.mergeAll(ReconcilerWorkersLive, ...CAPABILITIES.flatMap((c: Capability) => c.threadWorkers ?? []))
 
 /** The long-running fibers: the reconciler, table statistics and every capability's workers. */
 export const WorkersLive = Layer.merge(ReconcilerLive, DownstreamWorkersLive)

@@ -17,7 +17,8 @@ export const AutomationCapability = capability({
     [Stage.moneyOut, AutomationStore.Default],
     [Stage.features, Layer.mergeAll(AutomationActor.Default, Rules.Default, Flows.Default)]
   ],
-  workers: [AutomationPlannerLive, AutomationActorLive],
+  workers: [AutomationPlannerLive],
+  threadWorkers: [AutomationActorLive],
   consumers: [AUTOMATION, AUTOMATION_ACTIONS],
   docs: AUTOMATION_DOCS,
   examples: AUTOMATION_EXAMPLES,

@@ -9,8 +9,10 @@ import type { Subscription } from "./Registry.js"
  * events are staged, before their transaction commits: a woken runner looks a moment later and once more after its
  * `pollMs` (services/outbox/Runner.ts). Events staged by an API process (SERVICE_ROLE=api) or the operator CLI reach
  * the workers' hubs through Postgres NOTIFY (CrossProcessWakeups.ts); the runners' idle poll (`idlePollMs`) is the
- * safety net for anything else. The reconciler's thread (src/WorkerThread.ts) runs no consumer: its nudges
- * cross to the main thread's hub on a BroadcastChannel (and wake its own listeners: its metrics poster).
+ * safety net for anything else. The reconciler's thread (src/WorkerThread.ts) runs the reconciler and the thread
+ * workers (the automation actor: services/Capability.ts `threadWorkers`): nudges cross between the main thread's hub and
+ * the thread's on a BroadcastChannel, the thread's always (and they wake its own listeners: its metrics poster and its
+ * runners), the main thread's once it has started such a thread (`forwardNudgesToThreads`).
  */
 export interface WakeupHub {
   /** Calls `wake` for every nudge of a type `subscription` wants, until the returned function is called. */
@@ -29,6 +31,13 @@ const CHANNEL = "collections-outbox-wakeups"
  */
 export const DELIVERIES_DUE = "internal.webhook-deliveries-due"
 
+let forwardToThreads = false
+
+/** The main thread's nudges go to its worker threads' hubs too from now on (src/WorkerThread.ts, once it starts one). */
+export const forwardNudgesToThreads = () => {
+  forwardToThreads = true
+}
+
 export const makeWakeupHub = (): WakeupHub => {
   const listeners = new Set<{ readonly wants: (type: string) => boolean; readonly wake: () => void }>()
   const wakeFor = (distinct: ReadonlySet<string>) => {
@@ -41,10 +50,11 @@ export const makeWakeupHub = (): WakeupHub => {
       }
     }
   }
-  // Main thread: hears the other threads' nudges. Another thread: tells the main thread. Neither keeps the process up.
+  // Each side hears the other's nudges: the main thread the reconciler thread's (deposits reconciled), the thread the
+  // main thread's (runs the planner fired, for the actor). Neither keeps the process up.
   const channel = new BroadcastChannel(CHANNEL)
+  channel.onmessage = (m) => wakeFor(new Set((m as { readonly data: ReadonlyArray<string> }).data))
   channel.unref()
-  if (isMainThread) channel.onmessage = (m) => wakeFor(new Set((m as { readonly data: ReadonlyArray<string> }).data))
   return {
     listen: (subscription, wake) => {
       const types = subscription.eventTypes
@@ -53,7 +63,7 @@ export const makeWakeupHub = (): WakeupHub => {
       return () => listeners.delete(listener)
     },
     nudge: (types) => {
-      if (!isMainThread) channel.postMessage([...new Set(types)])
+      if (!isMainThread || forwardToThreads) channel.postMessage([...new Set(types)])
       if (listeners.size > 0) wakeFor(new Set(types))
     },
     nudgeAll: () => {
