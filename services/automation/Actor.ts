@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import type { RunStep } from "../../src/contract/Automation.js"
+import { passSteps, soleAction } from "../../src/domain/ActorPasses.js"
 import { type FlowAction, nairaText } from "../../src/domain/Automation.js"
 import { byScope, type Scope } from "../../src/domain/Mode.js"
 import { AUTOMATION_ACTIONS, AUTOMATION_FIRED } from "../outbox/Registry.js"
@@ -17,10 +18,13 @@ import { AutomationStore, type RunRow } from "./AutomationStore.js"
 import { direct } from "../../src/db/Direct.js"
 
 /**
- * Fired runs per pass. Small, because a pass that holds or releases locks its accounts (and, through the ledger, the
- * tenant's available balance) until it commits, and the reconciler waits for those locks.
+ * Fired runs per pass. Bounded, because a pass that releases, or runs a flow of several actions, locks its accounts
+ * `FOR UPDATE` until it commits, and the reconciler's batches of those accounts wait for it (a pass of holds only takes
+ * `FOR KEY SHARE`, which they do not wait for: `lockAccounts`). 200, not 50, since a pass's holds go together
+ * (src/domain/ActorPasses.ts): on the heavy workload passes of 50 left the actor 4 s behind the deposits, passes of 200
+ * or 500 0.1-1.5 s (docs/performance.md, 2026-11-30 morning).
  */
-export const ACTOR_OPTIONS: Partial<RunnerOptions> = { batchSize: Number(process.env.ACTOR_BATCH ?? 50) }
+export const ACTOR_OPTIONS: Partial<RunnerOptions> = { batchSize: 200 }
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`
 
@@ -46,7 +50,7 @@ const holdOutcome = (r: HoldUpToResult): string => {
 const actorOf = (run: RunRow) => `${run.source}:${run.sourceId}`
 
 /** The run's action when it has exactly one. */
-const soleAction = (run: RunRow): FlowAction | undefined => (run.config.actions.length === 1 ? run.config.actions[0] : undefined)
+const soleActionOf = (run: RunRow): FlowAction | undefined => soleAction(run.config)
 
 
 /**
@@ -82,7 +86,7 @@ export class AutomationActor extends Effect.Service<AutomationActor>()("services
       Effect.gen(function* () {
         const moving = runs.filter((r) => r.config.actions.some((a) => a === "hold" || a === "release"))
         if (moving.length === 0) return
-        const holdsOnly = moving.every((r) => soleAction(r) === "hold")
+        const holdsOnly = moving.every((r) => soleActionOf(r) === "hold")
         const rows = yield* direct(sql<{ id: string; tenantId: string; mode: string; nuban: string }>`
           SELECT va.id, va.tenant_id, va.mode, va.nuban FROM virtual_accounts va
           JOIN unnest(${moving.map((r) => r.tenantId)}::text[], ${moving.map((r) => r.mode)}::text[], ${moving.map((r) => r.accountRef)}::text[])
@@ -184,14 +188,9 @@ export class AutomationActor extends Effect.Service<AutomationActor>()("services
     }
 
     /**
-     * Applies the runs (in the caller's transaction): each action after its probe, then the runs completed. A run of
-     * several actions, or whose one action is `release` or `flag`, goes alone, in its place. Between two such, the runs
-     * whose one action is `hold` go together (`holdAll`, in their order), and then those whose one action is `notify`
-     * (`notifyAll`). Regrouping them keeps every order the runner promises: a hold and a notify are never of the same
-     * rule or flow, so never on the same key, and a notify reads nothing a hold writes. In order they went together only
-     * while consecutive, and on the heavy workload they alternate (an overpaying deposit that also pays its account in
-     * full fires both): passes of 50 runs fell apart into about 30 holds of one, 8 round trips each, and the actor fell
-     * 12-16 s behind the deposits (issue 33).
+     * Applies the runs (in the caller's transaction) step by step as `passSteps` groups them (src/domain/ActorPasses.ts):
+     * the runs of one step together, each after its probe (`holdAll`, then `notifyAll`), or one run alone, its actions
+     * top to bottom; then the runs completed.
      */
     const act = Effect.fn("AutomationActor.act")(function* (runIds: ReadonlyArray<string>) {
       const open = yield* store.openRuns(runIds)
@@ -202,25 +201,16 @@ export class AutomationActor extends Effect.Service<AutomationActor>()("services
       const hooks = yield* AutomationHooks
       const probe = (run: RunRow, action: FlowAction) =>
         hooks.beforeStep({ source: run.source, sourceId: run.sourceId, transactionReference: run.transactionReference, action })
-      const together = (run: RunRow) => {
-        const only = soleAction(run)
-        return only === "hold" || only === "notify"
-      }
       const done: Array<{ readonly id: string; readonly steps: ReadonlyArray<RunStep> }> = []
-      for (let i = 0; i < runs.length;) {
-        let j = i
-        while (j < runs.length && together(runs[j]!)) j++
-        if (j > i) {
-          const segment = runs.slice(i, j)
-          i = j
-          for (const run of segment) yield* probe(run, soleAction(run)!)
-          const holding = segment.filter((run) => soleAction(run) === "hold")
-          const notifying = segment.filter((run) => soleAction(run) === "notify")
-          if (holding.length > 0) done.push(...(yield* holdAll(holding)))
-          if (notifying.length > 0) done.push(...(yield* notifyAll(notifying)))
+      for (const s of passSteps(runs.map((run) => ({ run, actions: run.config.actions })))) {
+        if (s.kind === "together") {
+          for (const { run } of s.holds) yield* probe(run, "hold")
+          for (const { run } of s.notifies) yield* probe(run, "notify")
+          if (s.holds.length > 0) done.push(...(yield* holdAll(s.holds.map((h) => h.run))))
+          if (s.notifies.length > 0) done.push(...(yield* notifyAll(s.notifies.map((n) => n.run))))
           continue
         }
-        const run = runs[i++]!
+        const run = s.run.run
         const steps: Array<RunStep> = []
         for (const action of run.config.actions) {
           yield* probe(run, action)

@@ -4,7 +4,9 @@ import * as path from "node:path"
 import { REPO_ROOT } from "../support/Processes.js"
 import type { BenchResult } from "./deposits.js"
 
-const FIELDS = ["depositsPerSecond", "receiverRequestsPerSecond", "p50Ms", "p99Ms", "pgbenchTps", "lost", "doubled", "peakRssMb"] as const
+const FIELDS = [
+  "depositsPerSecond", "receiverRequestsPerSecond", "p50Ms", "p99Ms", "pgbenchTps", "lost", "doubled", "peakRssMb", "workloadPerSecond", "automationLagMs"
+] as const
 
 /** Runs `npm run bench` as the README documents it (same entry point), with a short workload. */
 const runBench = (args: ReadonlyArray<string>, timeoutMs: number) =>
@@ -56,6 +58,10 @@ describe("the deposit benchmark (short run)", () => {
       expect(result.pgbenchTps).toBeGreaterThan(0)
       expect(result.p99Ms).toBeGreaterThanOrEqual(result.p50Ms)
       expect(result.peakRssMb).toBeGreaterThan(0)
+      // The whole workload (the light rules' runs applied too) cannot have finished before its deposits.
+      expect(result.workloadPerSecond).toBeGreaterThan(0)
+      expect(result.workloadPerSecond).toBeLessThanOrEqual(result.depositsPerSecond)
+      expect(result.automationLagMs).toBeGreaterThanOrEqual(0)
       // Exactly the 500 unique deposits, although 100 of them were sent twice.
       expect(r.stdout).toMatch(/transactions: 500\b/)
     },

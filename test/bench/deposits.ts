@@ -19,6 +19,12 @@
  *   lost                       references answered 200 that have no transaction after the drain timeout
  *   doubled                    transactions beyond one per reference
  *   peakRssMb                  the service process's VmHWM (with --split-roles, the sum of both processes')
+ *   workloadPerSecond          unique deposits / (the later of the last reconciled_at and the last automation run's
+ *                              completed_at - first webhook sent): the whole workload done, the rules and flows the
+ *                              deposits fired applied too (the same as depositsPerSecond when nothing was left to apply)
+ *   automationLagMs            the last automation run's completed_at - the last reconciled_at, at least 0 (0 with
+ *                              --automation none). completed_at is its pass's transaction start, so this is short by
+ *                              at most one pass
  * Among the progress lines: CPU per deposit for the whole run (service, Postgres, NATS, sender, other) and for its middle
  * half (from a quarter to three quarters of the deposits reconciled: without the warm-up, when V8 is still compiling
  * the hot code, and without the drain), WAL per deposit with its LSN range, and what the service sent to and received
@@ -64,6 +70,8 @@ export interface BenchResult {
   readonly lost: number
   readonly doubled: number
   readonly peakRssMb: number
+  readonly workloadPerSecond: number
+  readonly automationLagMs: number
 }
 
 interface Options {
@@ -726,6 +734,7 @@ const main = async (): Promise<number> => {
     log(`service CPU while sending and draining: ${serviceCpu.toFixed(1)} s in ${wall.toFixed(1)} s (${((serviceCpu * 1000) / Math.max(1, plan.sends.length)).toFixed(2)} ms per webhook); ` +
       `its main thread(s) ran ${(sched.running - schedAtStart.running).toFixed(1)} s and waited ${(sched.waiting - schedAtStart.waiting).toFixed(1)} s for a CPU`)
     log(`inbox: ${outcome.inbox.total} rows, ${outcome.inbox.pending} not reconciled; transactions: ${outcome.rows.length}`)
+    let lastAppliedMs: number | undefined
     if (opts.automation !== "none") {
       // The rules and flows run behind the reconciler: how far behind it they were, and what they did.
       const caughtUp = Date.now()
@@ -735,13 +744,15 @@ const main = async (): Promise<number> => {
           if (Number(p.rows[0]!.n) === 0 || Date.now() - caughtUp > opts.drainSeconds * 1000) break
           await new Promise((r) => setTimeout(r, 100))
         }
-        const r = await c.query<{ runs: string; open: string; holds: string; held: string; dead: string; pending: string }>(
+        const r = await c.query<{ runs: string; open: string; holds: string; held: string; dead: string; pending: string; lastMs: number | null }>(
           `SELECT (SELECT count(*) FROM automation_runs) AS runs, (SELECT count(*) FROM automation_runs WHERE completed_at IS NULL) AS open,
+             (SELECT (extract(epoch FROM max(completed_at)) * 1000)::float8 FROM automation_runs) AS "lastMs",
              (SELECT count(*) FROM holds) AS holds, (SELECT COALESCE(sum(held_kobo), 0) FROM holds WHERE status = 'Held') AS held,
              (SELECT count(*) FROM consumer_dead_letters) AS dead,
              (SELECT count(*) FROM outbox_pending WHERE consumer IN ('automation', 'automation-actions')) AS pending`)
         return r.rows[0]!
       })
+      lastAppliedMs = automation.lastMs ?? undefined
       log(`automation: ${automation.runs} runs (${automation.open} not applied), ${automation.holds} holds (${automation.held} kobo held), ` +
         `${automation.dead} dead letters, ${automation.pending} events pending ${((Date.now() - caughtUp) / 1000).toFixed(1)} s after the last deposit was read back`)
     }
@@ -780,7 +791,9 @@ const main = async (): Promise<number> => {
       pgbenchTps: round1(pgbenchTps),
       lost,
       doubled: outcome.doubled,
-      peakRssMb: round1(rssMb)
+      peakRssMb: round1(rssMb),
+      workloadPerSecond: reconciledUnique === 0 ? 0 : round1(reconciledUnique / (Math.max(1, Math.max(lastReconciledMs, lastAppliedMs ?? 0) - firstSentMs) / 1000)),
+      automationLagMs: Math.max(0, Math.round((lastAppliedMs ?? lastReconciledMs) - lastReconciledMs))
     }
     log(`end to end: ${reconciledUnique} deposits in ${((lastReconciledMs - firstSentMs) / 1000).toFixed(2)} s; ` +
       `${(result.depositsPerSecond / result.pgbenchTps).toFixed(2)} x pgbench`)

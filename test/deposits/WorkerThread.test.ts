@@ -40,7 +40,7 @@ describe("WorkerThreadLive (the workers' thread)", () => {
 
 describe("the service on a real Postgres and NATS (SERVICE_ROLE=all)", () => {
   // From the sources (as the tests run it) and as `npm start` runs it: one bundle that is also the thread's entry.
-  it.live.each(["sources", "npm-start"] as const)("(%s) reconciles on its worker thread, relays and stages on the main one, and stops both threads on SIGTERM", (entry) =>
+  it.live.each(["sources", "npm-start"] as const)("(%s) reconciles and applies rules on its worker thread, relays and stages on the main one, and stops both threads on SIGTERM", (entry) =>
     Effect.promise(async () => {
       const name = await createScratchDatabase("wthread")
       const prefix = `t${crypto.randomBytes(5).toString("hex")}.`
@@ -91,6 +91,19 @@ describe("the service on a real Postgres and NATS (SERVICE_ROLE=all)", () => {
           return Number(/^collections_deposits_reconciled_total (\d+)$/m.exec(text)?.[1] ?? 0)
         }, { until: (n) => n >= 1, timeoutMs: 10_000, intervalMs: 200 })
         expect(reconciled).toBe(1)
+        // The automation actor runs on the worker thread too; the planner on this one. An overpayment fires the rule, and
+        // the main thread's staging nudge reaches the thread's actor over the hub's channel: the hold is placed well
+        // before the actor's idle poll (30 s) would have found the run (a functional bound, not a speed target).
+        expect((await http(service.baseUrl, "POST", "/api/v1/rules", { ...auth, json: { trigger: "Overpaid", action: "Hold" } })).status).toBe(201)
+        const over = await http(service.baseUrl, "POST", "/api/v1/sandbox/simulate/deposit", { ...auth, json: { accountRef: "thread-1", amountKobo: 120_000, senderName: "ADA OBI", reversal: false } })
+        expect(over.status).toBe(200)
+        const run = await waitForPromise("the rule's hold, applied by the thread's actor", () =>
+          withClient(databaseUrl(name), async (c) => {
+            const r = await c.query("SELECT r.steps, h.held_kobo::int8 AS held FROM automation_runs r LEFT JOIN holds h ON h.reference = r.transaction_reference WHERE r.completed_at IS NOT NULL")
+            return r.rows[0] as { steps: Array<{ action: string; outcome: string }>; held: string } | undefined
+          }), { until: (r) => r !== undefined, timeoutMs: 10_000, intervalMs: 100 })
+        expect(Number(run!.held)).toBe(120_000)
+        expect(run!.steps).toEqual([{ action: "hold", outcome: "held 1,200.00 NGN in escrow" }])
         // The dashboard's browser bundle is built from src/dashboard, found from the service's bundle too.
         const page = await fetch(`${service.baseUrl}/dashboard`).then((r) => r.text())
         const script = /\/dashboard\/assets\/app-[0-9a-f]+\.js/.exec(page)?.[0]
