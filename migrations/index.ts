@@ -25,6 +25,7 @@ import m0023 from "./0023_insights_writer_lock.js"
 import m0024 from "./0024_insights_cursor.js"
 import m0025 from "./0025_hot_path_foreign_keys.js"
 import m0026 from "./0026_transaction_account_key.js"
+import m0027 from "./0027_automation_runs_hot_completion.js"
 
 /** Forward-only, numbered; never edit one that has landed. Loaded by Migrator.fromRecord. */
 export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = {
@@ -53,5 +54,6 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = 
   "0023_insights_writer_lock": m0023,
   "0024_insights_cursor": m0024,
   "0025_hot_path_foreign_keys": m0025,
-  "0026_transaction_account_key": m0026
+  "0026_transaction_account_key": m0026,
+  "0027_automation_runs_hot_completion": m0027
 }
