@@ -31,6 +31,9 @@ const CHANNEL = "collections-outbox-wakeups"
  */
 export const DELIVERIES_DUE = "internal.webhook-deliveries-due"
 
+/** On the channel: every listener (`nudgeAll`: the LISTEN connection came back, nudges may have been missed). */
+const ALL = "all"
+
 let forwardToThreads = false
 
 /** The main thread's nudges go to its worker threads' hubs too from now on (src/WorkerThread.ts, once it starts one). */
@@ -53,8 +56,16 @@ export const makeWakeupHub = (): WakeupHub => {
   // Each side hears the other's nudges: the main thread the reconciler thread's (deposits reconciled), the thread the
   // main thread's (runs the planner fired, for the actor). Neither keeps the process up.
   const channel = new BroadcastChannel(CHANNEL)
-  channel.onmessage = (m) => wakeFor(new Set((m as { readonly data: ReadonlyArray<string> }).data))
+  const wakeAll = () => {
+    for (const l of listeners) l.wake()
+  }
+  channel.onmessage = (m) => {
+    const data = (m as { readonly data: ReadonlyArray<string> | typeof ALL }).data
+    if (data === ALL) wakeAll()
+    else wakeFor(new Set(data))
+  }
   channel.unref()
+  const crosses = () => !isMainThread || forwardToThreads
   return {
     listen: (subscription, wake) => {
       const types = subscription.eventTypes
@@ -63,11 +74,12 @@ export const makeWakeupHub = (): WakeupHub => {
       return () => listeners.delete(listener)
     },
     nudge: (types) => {
-      if (!isMainThread || forwardToThreads) channel.postMessage([...new Set(types)])
+      if (crosses()) channel.postMessage([...new Set(types)])
       if (listeners.size > 0) wakeFor(new Set(types))
     },
     nudgeAll: () => {
-      for (const l of listeners) l.wake()
+      if (crosses()) channel.postMessage(ALL)
+      wakeAll()
     }
   }
 }
