@@ -27,6 +27,7 @@ export const UNIT: ReadonlyArray<string> = [
   "test/dashboard/Money.test.ts",
   "test/dashboard/Plural.test.ts",
   "test/fakes/",
+  "test/outbox/ThreadWakeups.test.ts",
   "test/providers/ProviderHttp.test.ts",
   "test/streams/ReconciledBody.test.ts",
   "test/streams/RelayReady.test.ts",
