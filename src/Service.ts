@@ -8,7 +8,7 @@ import { ReceiverFastPathLive } from "./http/ReceiverFastPath.js"
 import { HttpLive } from "./http/Server.js"
 import { AppConfigLive, LoggingLive } from "./Runtime.js"
 import { TracingLive } from "./Tracing.js"
-import { DownstreamWorkersLive, ReconcilerLive, ServicesLive, WorkersLive } from "./Services.js"
+import { DownstreamWorkersLive, ServicesLive, ThreadWorkersLive, WorkersLive } from "./Services.js"
 import { isReconcilerThread, MetricsToParentLive, NoWorkerThread, runAsWorkerThread, WorkerThreadLive, WorkerThreadWatch } from "./WorkerThread.js"
 import { forwardNudgesToThreads, OutboxWakeups } from "../services/outbox/Wakeups.js"
 
@@ -42,9 +42,9 @@ const Roles = Layer.unwrapEffect(
     if (c.role === "worker" && isReconcilerThread && parentPort !== null) {
       // The thread's metrics go to the main thread when a batch has staged events (its wake-up hub), else seldom.
       const metricsOut = Layer.unwrapEffect(Effect.map(OutboxWakeups, (hub) => MetricsToParentLive(parentPort!, (wake) => hub.listen({ eventTypes: "all" }, wake))))
-      return Layer.mergeAll(ReconcilerLive, metricsOut, NoWorkerThread)
+      return Layer.mergeAll(ThreadWorkersLive, metricsOut, NoWorkerThread)
     }
-    if (c.role === "worker") return Layer.merge(isReconcilerThread ? ReconcilerLive : WorkersLive, NoWorkerThread)
+    if (c.role === "worker") return Layer.merge(isReconcilerThread ? ThreadWorkersLive : WorkersLive, NoWorkerThread)
     if (c.workerThread && Option.isSome(c.databaseUrl) && Option.isSome(c.natsUrl)) {
       // The reconciler holds one transaction per partition at a time (plus a poison write now and then), the actor one.
       const threadPool = Math.min(c.dbPoolSize, c.reconcilerPartitions + 3)

@@ -78,7 +78,7 @@ export const DownstreamWorkersLive = Layer.mergeAll(
 )
 
 /** The reconciler and the capabilities' thread workers (the automation actor): what the reconciler's thread runs. */
-export const ReconcilerLive = Layer.mergeAll(ReconcilerWorkersLive, ...CAPABILITIES.flatMap((c: Capability) => c.threadWorkers ?? []))
+export const ThreadWorkersLive = Layer.mergeAll(ReconcilerWorkersLive, ...CAPABILITIES.flatMap((c: Capability) => c.threadWorkers ?? []))
 
 /** The long-running fibers: the reconciler, table statistics and every capability's workers. */
-export const WorkersLive = Layer.merge(ReconcilerLive, DownstreamWorkersLive)
+export const WorkersLive = Layer.merge(ThreadWorkersLive, DownstreamWorkersLive)

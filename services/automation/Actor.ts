@@ -49,8 +49,6 @@ const holdOutcome = (r: HoldUpToResult): string => {
 /** Who a run acts as, in holds and the audit log. */
 const actorOf = (run: RunRow) => `${run.source}:${run.sourceId}`
 
-/** The run's action when it has exactly one. */
-const soleActionOf = (run: RunRow): FlowAction | undefined => soleAction(run.config)
 
 
 /**
@@ -86,7 +84,7 @@ export class AutomationActor extends Effect.Service<AutomationActor>()("services
       Effect.gen(function* () {
         const moving = runs.filter((r) => r.config.actions.some((a) => a === "hold" || a === "release"))
         if (moving.length === 0) return
-        const holdsOnly = moving.every((r) => soleActionOf(r) === "hold")
+        const holdsOnly = moving.every((r) => soleAction(r.config.actions) === "hold")
         const rows = yield* direct(sql<{ id: string; tenantId: string; mode: string; nuban: string }>`
           SELECT va.id, va.tenant_id, va.mode, va.nuban FROM virtual_accounts va
           JOIN unnest(${moving.map((r) => r.tenantId)}::text[], ${moving.map((r) => r.mode)}::text[], ${moving.map((r) => r.accountRef)}::text[])
@@ -202,15 +200,15 @@ export class AutomationActor extends Effect.Service<AutomationActor>()("services
       const probe = (run: RunRow, action: FlowAction) =>
         hooks.beforeStep({ source: run.source, sourceId: run.sourceId, transactionReference: run.transactionReference, action })
       const done: Array<{ readonly id: string; readonly steps: ReadonlyArray<RunStep> }> = []
-      for (const s of passSteps(runs.map((run) => ({ run, actions: run.config.actions })))) {
+      for (const s of passSteps(runs, (run) => run.config.actions)) {
         if (s.kind === "together") {
-          for (const { run } of s.holds) yield* probe(run, "hold")
-          for (const { run } of s.notifies) yield* probe(run, "notify")
-          if (s.holds.length > 0) done.push(...(yield* holdAll(s.holds.map((h) => h.run))))
-          if (s.notifies.length > 0) done.push(...(yield* notifyAll(s.notifies.map((n) => n.run))))
+          for (const run of s.holds) yield* probe(run, "hold")
+          for (const run of s.notifies) yield* probe(run, "notify")
+          if (s.holds.length > 0) done.push(...(yield* holdAll(s.holds)))
+          if (s.notifies.length > 0) done.push(...(yield* notifyAll(s.notifies)))
           continue
         }
-        const run = s.run.run
+        const run = s.run
         const steps: Array<RunStep> = []
         for (const action of run.config.actions) {
           yield* probe(run, action)

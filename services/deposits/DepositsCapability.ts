@@ -12,7 +12,7 @@ import { DEPOSITS_EXAMPLES } from "./DepositsExamples.js"
 
 /**
  * Deposits: the receiver and its inbox, the reconciler, reviews and the transactions they write. The reconciler's own
- * fibers (services/deposits/ReconcilerWorkers.ts) run apart from the other workers (src/Services.ts `ReconcilerLive`),
+ * fibers (services/deposits/ReconcilerWorkers.ts) run apart from the other workers (src/Services.ts `ThreadWorkersLive`),
  * on a thread of their own when there is one.
  */
 export const DepositsCapability = capability({

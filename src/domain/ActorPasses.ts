@@ -1,22 +1,12 @@
 import type { FlowAction } from "./Automation.js"
 
-/** What the actor's grouping reads of a fired run: its actions, top to bottom. */
-export interface PassRun {
-  readonly actions: ReadonlyArray<FlowAction>
-}
-
 /** A step of an actor's pass: runs applied together by one read and one write of each kind, or one run alone. */
 export type PassStep<R> =
   | { readonly kind: "together"; readonly holds: ReadonlyArray<R>; readonly notifies: ReadonlyArray<R> }
   | { readonly kind: "alone"; readonly run: R }
 
-/** The run's action when it has exactly one. */
-export const soleAction = (run: PassRun): FlowAction | undefined => (run.actions.length === 1 ? run.actions[0] : undefined)
-
-const together = (run: PassRun) => {
-  const only = soleAction(run)
-  return only === "hold" || only === "notify"
-}
+/** The one action of a run's actions (top to bottom), when it has exactly one. */
+export const soleAction = (actions: ReadonlyArray<FlowAction>): FlowAction | undefined => (actions.length === 1 ? actions[0] : undefined)
 
 /**
  * How the automation actor applies a pass's runs (in their claimed order): a run of several actions, or whose one
@@ -26,9 +16,11 @@ const together = (run: PassRun) => {
  * never on one key, and a notify reads nothing a hold writes (the deposit's transaction). What may change a hold's
  * outcome (a release, a flag, another action of a flow) keeps its place. In claimed order they went together only
  * while consecutive; on the heavy workload they alternate (an overpaying deposit that also pays its account in full
- * fires both), and passes fell apart into holds of one, 8 round trips each (issue 33).
+ * fires both), and passes fell apart into holds of one, 8 round trips each (issue 33). `actionsOf`: a run's actions.
  */
-export const passSteps = <R extends PassRun>(runs: ReadonlyArray<R>): ReadonlyArray<PassStep<R>> => {
+export const passSteps = <R>(runs: ReadonlyArray<R>, actionsOf: (run: R) => ReadonlyArray<FlowAction>): ReadonlyArray<PassStep<R>> => {
+  const only = (run: R) => soleAction(actionsOf(run))
+  const together = (run: R) => only(run) === "hold" || only(run) === "notify"
   const steps: Array<PassStep<R>> = []
   for (let i = 0; i < runs.length;) {
     let j = i
@@ -39,7 +31,7 @@ export const passSteps = <R extends PassRun>(runs: ReadonlyArray<R>): ReadonlyAr
     }
     const segment = runs.slice(i, j)
     i = j
-    steps.push({ kind: "together", holds: segment.filter((r) => soleAction(r) === "hold"), notifies: segment.filter((r) => soleAction(r) === "notify") })
+    steps.push({ kind: "together", holds: segment.filter((r) => only(r) === "hold"), notifies: segment.filter((r) => only(r) === "notify") })
   }
   return steps
 }
