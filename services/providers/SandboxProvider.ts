@@ -9,6 +9,7 @@ import {
   type TransferLookup, type TransferRequest
 } from "./BankProvider.js"
 import { type SandboxOperation, SandboxFaults } from "./SandboxFaults.js"
+import { reportsDue } from "./SandboxReporter.js"
 
 const accountNameFor = (customerName: string) => `COLLECTIONS/${customerName.toUpperCase()}`.slice(0, 60)
 
@@ -110,6 +111,8 @@ export const SandboxProviderLive = Layer.effect(
             ${destination.outcome}, 'Processing', now() + make_interval(secs => ${settings.sandboxReportDelayMs / 1000}))
           ON CONFLICT (merchant_id, reference) DO UPDATE SET calls = sandbox_provider_transfers.calls + 1
           RETURNING provider_reference, status, outcome`.pipe(Effect.mapError(fail("sandbox transfer failed")))
+        // Committed (a statement of its own): the reporter, wherever it runs, sleeps until this report is due.
+        yield* reportsDue.pipe(Effect.provideService(SqlClient.SqlClient, sql))
         return toTransfer(rows[0]!)
       })
 

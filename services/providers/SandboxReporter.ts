@@ -1,11 +1,30 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
-import { pacedPasses } from "../../src/Pacing.js"
+import { Duration, Effect, Layer, Queue } from "effect"
+import { wakeEverywhere } from "../outbox/CrossProcessWakeups.js"
+import { OutboxWakeups } from "../outbox/Wakeups.js"
 import { Receiver } from "../deposits/Receiver.js"
 import { signSandboxEvent } from "../deposits/SandboxEvent.js"
 import { Tenants } from "../access/Tenants.js"
 import { MoneyOutSettings } from "../transfers/Settings.js"
 import { outageLog } from "../../src/OutageLog.js"
+
+/** Not an event: what the reporter listens for, nudged when the sandbox bank accepts a transfer (a report is then due soon). */
+export const SANDBOX_REPORTS_DUE = "internal.sandbox-reports-due"
+/** The reports a pass sends at most; a full pass is followed by another one interval later. */
+const REPORTS_PER_PASS = 100
+/** The longest the reporter sleeps with nothing due and no nudge: a safety net only (a nudge or a due time wakes it). */
+export const REPORTER_IDLE_MAX_MS = 60_000
+
+/** In the sandbox bank, once it has accepted a transfer: wakes the reporter here and, through Postgres, in the other processes. */
+export const reportsDue = Effect.flatMap(SqlClient.SqlClient, (sql) => wakeEverywhere(sql, [SANDBOX_REPORTS_DUE]))
+
+/**
+ * How long the reporter waits after a pass that sent `sent` reports: one interval after a full pass (more are likely
+ * due), else until the next report falls due (`nextDueInMs`, null when none is waiting), never less than one interval
+ * nor more than REPORTER_IDLE_MAX_MS.
+ */
+export const reporterWaitMs = (intervalMs: number, sent: number, nextDueInMs: number | null) =>
+  sent >= REPORTS_PER_PASS ? intervalMs : Math.min(REPORTER_IDLE_MAX_MS, Math.max(intervalMs, nextDueInMs ?? REPORTER_IDLE_MAX_MS))
 
 interface Due {
   readonly merchantId: string
@@ -38,7 +57,7 @@ export const reportDueOnce = Effect.gen(function* () {
   const tenants = yield* Tenants
   const settings = yield* MoneyOutSettings
   const due = yield* sql<Due>`SELECT merchant_id, reference, provider_reference, account_number, amount_kobo, outcome, status
-    FROM sandbox_provider_transfers WHERE NOT done AND outcome <> 'slow' AND report_after <= now() ORDER BY report_after LIMIT 100`.pipe(Effect.orDie)
+    FROM sandbox_provider_transfers WHERE NOT done AND outcome <> 'slow' AND report_after <= now() ORDER BY report_after LIMIT ${REPORTS_PER_PASS}`.pipe(Effect.orDie)
   for (const d of due) {
     const creds = yield* tenants.byMerchantId(d.merchantId)
     if (!creds) continue
@@ -57,11 +76,38 @@ export const reportDueOnce = Effect.gen(function* () {
   return due.length
 })
 
+/** Milliseconds until the next report falls due (0 if one is due now), or null when none is waiting. */
+const nextDueInMs = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql<{ readonly ms: number | null }>`SELECT ceil(extract(epoch FROM min(report_after) - now()) * 1000)::float8 AS ms
+    FROM sandbox_provider_transfers WHERE NOT done AND outcome <> 'slow'`).pipe(Effect.map((rows) => rows[0]?.ms ?? null), Effect.orDie)
+
+/**
+ * Sleeps until the next report is due (at most REPORTER_IDLE_MAX_MS) or the sandbox bank accepts a transfer
+ * (SANDBOX_REPORTS_DUE, from this process or another through Postgres), so at rest it asks Postgres twice a minute,
+ * not every few seconds (issue 33: the embedded default's CPU at rest). A failed pass is reported once per outage
+ * (src/OutageLog.ts) and tried again one interval later.
+ */
 export const SandboxReporterLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     const settings = yield* MoneyOutSettings
-    // Every interval while reports are due; after empty passes the wait doubles up to 4 intervals (quiet at rest).
-    const pace = { baseMs: settings.sandboxReportIntervalMs, idleMaxMs: 4 * settings.sandboxReportIntervalMs }
-    yield* pacedPasses(pace, reportDueOnce, (n) => n > 0, { outages: yield* outageLog("sandbox provider reports") }).pipe(Effect.forkScoped)
+    const outages = yield* outageLog("sandbox provider reports")
+    const wake = yield* Queue.sliding<void>(1)
+    const hub = yield* OutboxWakeups
+    yield* Effect.acquireRelease(
+      Effect.sync(() => hub.listen({ eventTypes: [SANDBOX_REPORTS_DUE] }, () => void Queue.unsafeOffer(wake, undefined))),
+      (off) => Effect.sync(off)
+    )
+    const pass = Effect.gen(function* () {
+      const sent = yield* reportDueOnce
+      return reporterWaitMs(settings.sandboxReportIntervalMs, sent, sent >= REPORTS_PER_PASS ? 0 : yield* nextDueInMs)
+    }).pipe(
+      Effect.zipLeft(outages.succeeded()),
+      Effect.catchAllCause((cause) => Effect.as(outages.failed(cause), settings.sandboxReportIntervalMs))
+    )
+    yield* pass.pipe(
+      Effect.flatMap((waitMs) => Effect.raceFirst(Effect.sleep(Duration.millis(waitMs)), Queue.take(wake))),
+      Effect.forever,
+      Effect.forkScoped
+    )
   })
 )

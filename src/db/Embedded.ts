@@ -25,6 +25,7 @@ import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { type Duration, Effect, Option, Schedule, type Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as v8 from "node:v8"
 import {
   claim,
   CONNECTION_SLACK,
@@ -64,6 +65,16 @@ export interface EmbeddedOptions {
   readonly maxConnections?: number
 }
 
+/**
+ * PGlite's wasm runs on V8's baseline compiler (Liftoff) only, never tiered up to TurboFan. Tier-up compiles each
+ * function of the Postgres module that gets hot, on background threads: at rest after a start that was half of the
+ * process's CPU for minutes (perf, issue 33: 330 of 670 ms a minute, embedded default, `bench:idle` at 1.1% of a core),
+ * while the statements themselves are no slower in any way the service shows (the simulator's deposits/s on the
+ * embedded default, 2 pairs: 37-39 against 38-42, docs/performance.md). Set before the module is compiled, in the
+ * process that opens PGlite only: a service on a real Postgres never loads the wasm, and keeps V8's defaults.
+ */
+const baselineWasmOnly = () => v8.setFlagsFromString("--liftoff-only")
+
 export const embeddedUrl = (port: number): string => `postgres://postgres@127.0.0.1:${port}/postgres`
 
 /**
@@ -87,7 +98,10 @@ export const startEmbeddedPostgres = (
 
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => PGlite.create({ dataDir: path.join(dir, PGDATA_DIR_NAME) }),
+        try: () => {
+          baselineWasmOnly()
+          return PGlite.create({ dataDir: path.join(dir, PGDATA_DIR_NAME) })
+        },
         catch: (cause) =>
           new EmbeddedDbError({
             reason: "StartFailed",

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Queue, TestClock } from "effect"
 import { nextWaitMs, pacedPasses } from "../../src/Pacing.js"
+import { REPORTER_IDLE_MAX_MS, reporterWaitMs } from "../../services/providers/SandboxReporter.js"
 
 /** The background passes' pacing (issue 33: quiet at rest): the wait doubles after empty passes, resets on work. */
 describe("paced passes", () => {
@@ -54,4 +55,14 @@ describe("paced passes", () => {
       expect(failures).toHaveLength(2)
       yield* Fiber.interrupt(fiber)
     }))
+
+  it("the sandbox reporter waits for the next due report, one interval at least, a minute at most", () => {
+    expect(reporterWaitMs(1_000, 0, null)).toBe(REPORTER_IDLE_MAX_MS)
+    expect(reporterWaitMs(1_000, 0, 2_500)).toBe(2_500)
+    expect(reporterWaitMs(1_000, 3, 0)).toBe(1_000)
+    expect(reporterWaitMs(1_000, 0, -40)).toBe(1_000)
+    expect(reporterWaitMs(1_000, 0, 3_600_000)).toBe(REPORTER_IDLE_MAX_MS)
+    // A full pass: more may be due at once.
+    expect(reporterWaitMs(1_000, 100, 3_600_000)).toBe(1_000)
+  })
 })
