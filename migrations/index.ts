@@ -26,6 +26,7 @@ import m0024 from "./0024_insights_cursor.js"
 import m0025 from "./0025_hot_path_foreign_keys.js"
 import m0026 from "./0026_transaction_account_key.js"
 import m0027 from "./0027_automation_runs_hot_completion.js"
+import m0028 from "./0028_inbox_reconciled_hot.js"
 
 /** Forward-only, numbered; never edit one that has landed. Loaded by Migrator.fromRecord. */
 export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = {
@@ -55,5 +56,6 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = 
   "0024_insights_cursor": m0024,
   "0025_hot_path_foreign_keys": m0025,
   "0026_transaction_account_key": m0026,
-  "0027_automation_runs_hot_completion": m0027
+  "0027_automation_runs_hot_completion": m0027,
+  "0028_inbox_reconciled_hot": m0028
 }

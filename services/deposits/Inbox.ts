@@ -19,6 +19,15 @@ export interface InboxRow {
   readonly reconciledAt: Date | null
 }
 
+/**
+ * What one sweep pass saw (Inbox `advanceSweepMark`): the highest inbox id visible (null: none), and the xid the pass
+ * took after its snapshot. Both as text: a bigint and an xid8.
+ */
+export interface SweepCeiling {
+  readonly maxId: string | null
+  readonly xid: string
+}
+
 /** How old a publish is before its inbox row gets a published mark (if it is still unreconciled then). */
 const MARK_AFTER_MS = 1_000
 /** Inbox batches whose published marks may wait at once. */
@@ -58,6 +67,9 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
       const inserted = yield* sql<Pick<InboxRow, "id" | "tenantId" | "mode" | "provider" | "providerReference"> & { readonly known: boolean }>`
         WITH ins AS (
           ${bulkInsert(sql, "inbound_events", INBOX_COLUMNS, unique)}
+          -- A one-time filter, run before the first row takes its id: this transaction has its id (xid) first, which
+          -- the sweeper's low-water mark relies on (SweepCeiling).
+          WHERE pg_current_xact_id() IS NOT NULL
           ON CONFLICT (tenant_id, mode, provider, provider_reference) DO NOTHING
           RETURNING id, tenant_id, mode, provider, provider_reference, account_number
         )
@@ -124,15 +136,46 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
     /**
      * Rows the bus may have lost: never published and older than a few seconds, or published long enough ago
      * (beyond JetStream's de-duplication window) without being reconciled. A row the reconciler gave up on (poison)
-     * is left to the operator's replay, so nothing is retried forever.
+     * is left to the operator's replay, so nothing is retried forever. Read from the sweep mark up, on the key: every
+     * row below the mark is reconciled or given up (`advanceSweepMark`).
      */
     const unreconciled = Effect.fn("Inbox.unreconciled")(function* (limit: number) {
       return yield* sql<Pick<InboxRow, "id" | "tenantId" | "mode" | "provider" | "providerReference" | "accountNumber">>`
         SELECT id, tenant_id, mode, provider, provider_reference, account_number FROM inbound_events
-        WHERE reconciled_at IS NULL AND gave_up_at IS NULL
+        WHERE id >= (SELECT below_id FROM inbox_sweep_mark)
+          AND reconciled_at IS NULL AND gave_up_at IS NULL
           AND ((published_at IS NULL AND received_at < now() - interval '3 seconds')
             OR published_at < now() - interval '11 minutes')
         ORDER BY id LIMIT ${limit}`
+    }, Effect.orDie)
+
+    /**
+     * Moves the sweep mark up to the first row not yet settled (reconciled or given up) among the ids at most the
+     * `previous` ceiling's, once every transaction that could still hold one of those ids has ended; answers this
+     * pass's ceiling, for the next pass.
+     *
+     * Why that is safe: ids are taken out of order with commits, so a row below a visible one may still be in flight
+     * (its insert not committed), and a mark moved past it would hide it from the sweeper for good. The ceiling is the
+     * highest id visible in this statement's snapshot: every id up to it was taken before the snapshot, by an insert
+     * whose transaction had its xid before it took an id (`insertMany`'s one-time filter), so before this statement's
+     * own xid, taken after its snapshot. Once the oldest running xid is past that xid, every one of those
+     * transactions has committed or rolled back, and their rows (if any) are visible.
+     */
+    const advanceSweepMark = Effect.fn("Inbox.advanceSweepMark")(function* (previous: SweepCeiling | undefined) {
+      const [row] = yield* sql<{ readonly maxId: string | null; readonly xid: string }>`
+        WITH candidate AS (
+          SELECT COALESCE(
+            (SELECT min(i.id) FROM inbound_events i
+              WHERE i.id >= m.below_id AND i.id <= ${previous?.maxId ?? null}::int8 AND i.reconciled_at IS NULL AND i.gave_up_at IS NULL),
+            ${previous?.maxId ?? null}::int8 + 1) AS below_id
+          FROM inbox_sweep_mark m
+          WHERE ${previous?.maxId ?? null}::int8 IS NOT NULL AND pg_snapshot_xmin(pg_current_snapshot()) > ${previous?.xid ?? null}::xid8
+        ), moved AS (
+          -- Only upward, and only when it moves (at rest the mark is not written again every pass).
+          UPDATE inbox_sweep_mark m SET below_id = c.below_id FROM candidate c WHERE c.below_id > m.below_id RETURNING 1
+        )
+        SELECT (SELECT max(id) FROM inbound_events)::text AS max_id, pg_current_xact_id()::text AS xid, (SELECT count(*) FROM moved) AS moved`
+      return { maxId: row!.maxId, xid: row!.xid } satisfies SweepCeiling
     }, Effect.orDie)
 
     const fromId = Effect.fn("Inbox.fromId")(function* (fromId: number, limit: number) {
@@ -141,6 +184,6 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
         WHERE id >= ${fromId} ORDER BY id LIMIT ${limit}`
     }, Effect.orDie)
 
-    return { insert, insertMany, markPublished, notePublished, unreconciled, fromId } as const
+    return { insert, insertMany, markPublished, notePublished, unreconciled, advanceSweepMark, fromId } as const
   })
 }) {}
