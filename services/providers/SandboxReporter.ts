@@ -83,8 +83,8 @@ const nextDueInMs = Effect.flatMap(SqlClient.SqlClient, (sql) =>
 
 /**
  * Sleeps until the next report is due (at most REPORTER_IDLE_MAX_MS) or the sandbox bank accepts a transfer
- * (SANDBOX_REPORTS_DUE, from this process or another through Postgres), so at rest it asks Postgres twice a minute,
- * not every few seconds (issue 33: the embedded default's CPU at rest). A failed pass is reported once per outage
+ * (SANDBOX_REPORTS_DUE, from this process or another through Postgres), so at rest it asks Postgres once a minute
+ * (two statements), not every few seconds (issue 33: the embedded default's CPU at rest). A failed pass is reported once per outage
  * (src/OutageLog.ts) and tried again one interval later.
  */
 export const SandboxReporterLive = Layer.scopedDiscard(

@@ -67,11 +67,11 @@ export interface EmbeddedOptions {
 
 /**
  * PGlite's wasm runs on V8's baseline compiler (Liftoff) only, never tiered up to TurboFan. Tier-up compiles each
- * function of the Postgres module that gets hot, on background threads: at rest after a start that was half of the
- * process's CPU for minutes (perf, issue 33: 330 of 670 ms a minute, embedded default, `bench:idle` at 1.1% of a core),
- * while the statements themselves are no slower in any way the service shows (the simulator's deposits/s on the
- * embedded default, 2 pairs: 37-39 against 38-42, docs/performance.md). Set before the module is compiled, in the
- * process that opens PGlite only: a service on a real Postgres never loads the wasm, and keeps V8's defaults.
+ * function of the Postgres module that gets hot, on background threads: after a start that was half of the process's
+ * CPU at rest for minutes (perf, issue 33: 330 of 670 ms a minute; `bench:idle` 1.1% of a core, 0.53% without it).
+ * The price under load is small: the simulator's deposits on the embedded default, 2 pairs, 37 and 39 a second
+ * against 38 and 42 (docs/performance.md). Set before the module is compiled, in the process that opens PGlite only:
+ * a service on a real Postgres never loads the wasm, and keeps V8's defaults.
  */
 const baselineWasmOnly = () => v8.setFlagsFromString("--liftoff-only")
 
