@@ -79,8 +79,9 @@ layer(App, { timeout: 120_000, excludeTestServices: true })("a Postgres outage, 
       const warned = began.map(componentOf)
       expect(new Set(warned).size, shown).toBe(warned.length)
       expect(ended.map(componentOf).sort(), shown).toEqual([...warned].sort())
-      // The components whose passes run through the outage.
-      expect(warned, shown).toEqual(expect.arrayContaining(["consumers", "transfer completer", "sandbox provider reports"]))
+      // The components whose passes run through the outage. (The sandbox bank's reporter is not one: with no report
+      // due it sleeps until one is, or until the sandbox bank accepts a transfer.)
+      expect(warned, shown).toEqual(expect.arrayContaining(["consumers", "transfer completer"]))
       // Nothing else at warning level, and the whole outage in a few lines (it was about 130 errors with stacks).
       expect(read.filter((l) => l.level === "WARN").length, shown).toBe(began.length)
       expect(read.length, shown).toBeLessThan(40)
