@@ -162,14 +162,15 @@ export class Inbox extends Effect.Service<Inbox>()("services/deposits/Inbox", {
      * transactions has committed or rolled back, and their rows (if any) are visible.
      */
     const advanceSweepMark = Effect.fn("Inbox.advanceSweepMark")(function* (previous: SweepCeiling | undefined) {
+      const ceiling = previous?.maxId ?? null
       const [row] = yield* sql<{ readonly maxId: string | null; readonly xid: string }>`
         WITH candidate AS (
           SELECT COALESCE(
             (SELECT min(i.id) FROM inbound_events i
-              WHERE i.id >= m.below_id AND i.id <= ${previous?.maxId ?? null}::int8 AND i.reconciled_at IS NULL AND i.gave_up_at IS NULL),
-            ${previous?.maxId ?? null}::int8 + 1) AS below_id
+              WHERE i.id >= m.below_id AND i.id <= ${ceiling}::int8 AND i.reconciled_at IS NULL AND i.gave_up_at IS NULL),
+            ${ceiling}::int8 + 1) AS below_id
           FROM inbox_sweep_mark m
-          WHERE ${previous?.maxId ?? null}::int8 IS NOT NULL AND pg_snapshot_xmin(pg_current_snapshot()) > ${previous?.xid ?? null}::xid8
+          WHERE ${ceiling}::int8 IS NOT NULL AND pg_snapshot_xmin(pg_current_snapshot()) > ${previous?.xid ?? null}::xid8
         ), moved AS (
           -- Only upward, and only when it moves (at rest the mark is not written again every pass).
           UPDATE inbox_sweep_mark m SET below_id = c.below_id FROM candidate c WHERE c.below_id > m.below_id

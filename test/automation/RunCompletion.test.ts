@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { newId } from "../../src/domain/Ids.js"
 import { AutomationStore, type NewRun } from "../../services/automation/AutomationStore.js"
 import { makeTestApp } from "../support/TestApp.js"
+import { updatesIn } from "../support/UpdateCounts.js"
 import { testTenant } from "../support/Pipeline.js"
 
 /**
@@ -35,14 +36,10 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000 })("a run's completion"
         firedAt
       }))
       // Written and completed in one transaction, so no pruning makes room: the room is the fill factor's alone. The
-      // counts are this transaction's own (pg_stat_get_xact_*), so nothing else on the server counts.
-      const hot = yield* sql.withTransaction(Effect.gen(function* () {
+      // counts are this transaction's own, so nothing else on the server counts.
+      const hot = yield* updatesIn(sql, "automation_runs", Effect.gen(function* () {
         expect(yield* store.insertRuns(runs)).toHaveLength(RUNS)
         yield* store.completeRuns(runs.map((r) => ({ id: r.id, steps: [{ action: "hold" as const, outcome: "held 10.00 NGN in escrow" }] })))
-        const [n] = yield* sql<{ updated: number; hot: number }>`
-          SELECT pg_stat_get_xact_tuples_updated('automation_runs'::regclass)::int AS updated,
-            pg_stat_get_xact_tuples_hot_updated('automation_runs'::regclass)::int AS hot`
-        return n!
       }))
       expect(hot.updated).toBe(RUNS)
       expect(hot.hot).toBeGreaterThanOrEqual(RUNS * 0.8)

@@ -5,6 +5,7 @@ import * as crypto from "node:crypto"
 import { INBOX_RECONCILED } from "../../services/deposits/DepositRows.js"
 import { Inbox, type SweepCeiling } from "../../services/deposits/Inbox.js"
 import { makeTestApp } from "../support/TestApp.js"
+import { updatesIn } from "../support/UpdateCounts.js"
 
 /**
  * The inbox sweeper reads from a low-water mark up, on the primary key, since no index names `reconciled_at` any more
@@ -96,16 +97,8 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000 })("the inbox sweep mar
       let updated = 0
       let hot = 0
       for (let i = 0; i < ids.length; i += 20) {
-        const n = yield* sql.withTransaction(Effect.gen(function* () {
-          // The counts are the connection's not yet reported ones (earlier transactions' too): the difference is this one's.
-          const counts = sql<{ updated: number; hot: number }>`
-            SELECT pg_stat_get_xact_tuples_updated('inbound_events'::regclass)::int AS updated,
-              pg_stat_get_xact_tuples_hot_updated('inbound_events'::regclass)::int AS hot`.pipe(Effect.map((r) => r[0]!))
-          const before = yield* counts
-          yield* sql`UPDATE inbound_events SET ${sql.literal(INBOX_RECONCILED)} WHERE id = ANY(${ids.slice(i, i + 20)}::bigint[])`
-          const after = yield* counts
-          return { updated: after.updated - before.updated, hot: after.hot - before.hot }
-        }))
+        const n = yield* updatesIn(sql, "inbound_events",
+          sql`UPDATE inbound_events SET ${sql.literal(INBOX_RECONCILED)} WHERE id = ANY(${ids.slice(i, i + 20)}::bigint[])`)
         updated += n.updated
         hot += n.hot
       }
