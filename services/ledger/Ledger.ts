@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { Data, Effect } from "effect"
 import { availableDelta, familyOf, GuardedBalance, isBalanced, type Leg, netLegs } from "../../src/domain/Ledger.js"
 import type { Scope } from "../../src/domain/Mode.js"
@@ -13,6 +14,9 @@ export interface GuardedChange extends Scope {
 
 /** A posting would take a guarded balance (escrow, the available balance, a sub-merchant) below zero. */
 export class Overdrawn extends Data.TaggedError("Overdrawn")<{ readonly message: string }> {}
+
+/** The free stripes of the available balance held less than a lowering needs (Ledger `lowerFreeStripes`). */
+class FellShort extends Data.TaggedError("FellShort") {}
 
 /** What the journals change on guarded balance rows, summed per row, in lock order (account name within tenant and mode). */
 export const guardedChanges = (journals: ReadonlyArray<Journal>): ReadonlyArray<GuardedChange> => {
@@ -41,6 +45,7 @@ const isCheckViolation = (e: { readonly cause?: unknown }) => (e.cause as { code
  */
 export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
   effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
     const store = yield* makeLedgerStore
 
     /**
@@ -74,15 +79,34 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
       })
 
     /**
-     * Lowers the available balance. First from ONE stripe that holds enough and no one else holds (`SKIP LOCKED`), so a
-     * hold or a payout waits for no reconciler batch and makes none wait for it; when no single free stripe holds
-     * enough, every stripe locked (in order), each taken down to at most zero, or `Overdrawn`. Either way no stripe goes
-     * below zero, so the sum never does.
+     * Takes the amount off the free stripes (no other transaction holds them), the fullest first, each down to at most
+     * zero, in a savepoint: true when they held enough. When they did not, the savepoint is undone, which also lets go
+     * of the stripes it locked, so the caller's fallback locks them in order holding none out of order (two lowerings
+     * never wait for each other in a circle).
+     */
+    const lowerFreeStripes = (c: GuardedChange) =>
+      sql.withTransaction(Effect.gen(function* () {
+        let left = -c.deltaKobo
+        while (left > 0) {
+          const [took] = yield* store.takeFromFullestFreeStripe(c, left)
+          if (took === undefined) return yield* Effect.fail(new FellShort())
+          left -= took.takenKobo
+        }
+      })).pipe(Effect.as(true), Effect.catchTag("FellShort", () => Effect.succeed(false)))
+
+    /**
+     * Lowers the available balance. First from ONE stripe that holds enough and no one else holds (`SKIP LOCKED`); else
+     * from several such stripes together; so a hold or a payout waits for no reconciler batch and makes none wait for
+     * it. Only when the free stripes together hold too little (other steps hold the rest), every stripe locked (in
+     * order), each taken down to at most zero, or `Overdrawn`. Either way no stripe goes below zero, so the sum never
+     * does. (Before issue 33 there was no middle step: a pass of the automation actor's holds, more than any one stripe
+     * held, locked all eight and every deposit batch of the tenant waited for it.)
      */
     const lowerAvailable = (c: GuardedChange) =>
       Effect.gen(function* () {
         const one = yield* store.lowerOneStripe(c)
         if (one.length > 0) return
+        if (yield* lowerFreeStripes(c)) return
         const stripes = yield* store.lockStripes(c)
         let left = -c.deltaKobo
         const takes: Array<readonly [string, number]> = []

@@ -118,6 +118,64 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("the ledge
       yield* assertLedgerInvariant
     }))
 
+  it.effect("raises spread over the stripes; a lowering no free stripe covers alone takes from several without waiting for a held one; short of that it waits, holding none out of order", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const ledger = yield* Ledger
+      const t = yield* testTenant
+      const scope = { tenantId: t.tenantId, mode: "test" as const }
+      const stripes = sql<{ account: string; balanceKobo: number }>`SELECT account, balance_kobo FROM ledger_balances
+        WHERE tenant_id = ${t.tenantId} AND mode = 'test' AND account LIKE 'available:%' ORDER BY account`.pipe(Effect.map((rows) => rows.map((r) => r.balanceKobo)))
+      const credit = (journalId: string, amountKobo: number) => sql.withTransaction(ledger.post(scope, journalId,
+        [{ account: LedgerAccount.providerClearing, amountKobo }, { account: LedgerAccount.customerFunds("va_spread"), amountKobo: -amountKobo }]))
+      const payout = (journalId: string, amountKobo: number) => sql.withTransaction(ledger.post(scope, journalId,
+        [{ account: LedgerAccount.payoutsDrawn, amountKobo }, { account: LedgerAccount.payoutsInTransit, amountKobo: -amountKobo }]))
+
+      // One after another, each raise goes to the emptiest stripe: all eight, not one.
+      for (let i = 0; i < 8; i++) yield* credit(`test:spread-${i}`, 10_000)
+      expect(yield* stripes).toEqual(Array.from({ length: 8 }, () => 10_000))
+
+      // Another step (as a deposit batch does) holds available:0 until it is released.
+      const holding = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const other = yield* Effect.fork(sql.withTransaction(Effect.gen(function* () {
+        yield* sql`SELECT 1 FROM ledger_balances WHERE tenant_id = ${t.tenantId} AND mode = 'test' AND account = 'available:0' FOR UPDATE`
+        yield* Deferred.succeed(holding, undefined)
+        yield* Deferred.await(release)
+      })))
+      yield* Deferred.await(holding)
+
+      // 25,000: no stripe holds it alone; the seven free ones together do. It does not wait for available:0.
+      const spread = yield* payout("test:spread-out-1", 25_000).pipe(Effect.timeout("5 seconds"), Effect.exit)
+      expect(Exit.isSuccess(spread)).toBe(true)
+      const after = yield* stripes
+      expect(after[0]).toBe(10_000)
+      expect(after.reduce((a, b) => a + b, 0)).toBe(55_000)
+      expect(after.every((b) => b >= 0)).toBe(true)
+
+      // 50,000: the free stripes hold 45,000, so it must wait for available:0; meanwhile it holds no other stripe (its
+      // savepoint let go of those it took from), and another step can lock any of them at once.
+      const waiting = yield* Effect.fork(payout("test:spread-out-2", 50_000))
+      yield* Effect.sleep("500 millis")
+      expect(yield* journal(t.tenantId, "test:spread-out-2")).toEqual([])
+      const free = yield* sql.withTransaction(sql`SELECT account FROM ledger_balances WHERE tenant_id = ${t.tenantId} AND mode = 'test'
+        AND account LIKE 'available:%' AND account <> 'available:0' ORDER BY account FOR UPDATE NOWAIT`).pipe(Effect.exit)
+      expect(Exit.isSuccess(free)).toBe(true)
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(other)
+      yield* Fiber.join(waiting)
+      expect(yield* ledger.available(scope)).toBe(5_000)
+      expect((yield* stripes).every((b) => b >= 0)).toBe(true)
+      // The draws stood for payouts: they go back, so the books hold no transfer that does not exist.
+      for (const [id, amount] of [["test:spread-out-1", 25_000], ["test:spread-out-2", 50_000]] as const) {
+        yield* sql.withTransaction(ledger.post(scope, `${id}:returned`, [
+          { account: LedgerAccount.payoutsInTransit, amountKobo: amount }, { account: LedgerAccount.payoutsDrawn, amountKobo: -amount }
+        ]))
+      }
+      expect(yield* ledger.available(scope)).toBe(80_000)
+      yield* assertLedgerInvariant
+    }))
+
   it.effect("a reversal after the money left takes what is still free and posts the rest to tenant_receivable", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
