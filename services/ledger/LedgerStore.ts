@@ -41,10 +41,10 @@ export const makeLedgerStore = Effect.gen(function* () {
 
   /**
    * Raises the available balance on the emptiest stripe no other transaction holds (SKIP LOCKED); no row when every one
-   * is held. The emptiest, so the balance spreads over the stripes: the first free one in name order piled it on two
-   * stripes (a heavy bench run: 282 and 203 million kobo on `available:0` and `:1`, 15 million on `:2`, none on the
-   * rest), the ones the deposit batches hold most of the time, so a lowering found no free stripe that held enough and
-   * locked them all, waiting for those batches and making every other batch wait for it (issue 33).
+   * is held. The emptiest, so the balance spreads over the stripes: the first free one in name order piled it on the
+   * stripes the deposit batches take first (a heavy bench run: 282 and 203 million kobo on `available:0` and `:1`, 15
+   * million on `:2`, none on the rest), so a lowering larger than what those few held had to lock all eight
+   * (`Ledger.lowerAvailable`).
    */
   const raiseFreeStripe = (c: GuardedChange) =>
     direct(sql<{ account: string }>`
