@@ -99,14 +99,13 @@ export class Ledger extends Effect.Service<Ledger>()("services/Ledger", {
      * from several such stripes together; so a hold or a payout waits for no reconciler batch and makes none wait for
      * it. Only when the free stripes together hold too little (other steps hold the rest), every stripe locked (in
      * order), each taken down to at most zero, or `Overdrawn`. Either way no stripe goes below zero, so the sum never
-     * does. Locking all eight makes every deposit batch of the tenant wait for the step, so it is the last resort. (In
-     * the heavy bench every one of a run's 68 lowerings, one per pass of the actor's holds, found one stripe that held
-     * enough, before the middle step and the spread raises as after: they are for larger lowerings, such as a payout of
-     * most of a tenant's balance, not a throughput change.)
+     * does. Locking all eight makes every deposit batch of the tenant wait for the step, so it is the last resort (the
+     * middle step is for lowerings larger than one stripe, such as a payout of most of a balance: docs/performance.md,
+     * "The available balance's stripes").
      */
     const lowerAvailable = (c: GuardedChange) =>
       Effect.gen(function* () {
-        const one = yield* store.lowerOneStripe(c)
+        const one = yield* store.takeFromFullestFreeStripe(c, -c.deltaKobo, -c.deltaKobo)
         if (one.length > 0) return
         if (yield* lowerFreeStripes(c)) return
         const stripes = yield* store.lockStripes(c)

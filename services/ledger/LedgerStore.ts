@@ -61,25 +61,16 @@ export const makeLedgerStore = Effect.gen(function* () {
           WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ${STRIPES[Math.floor(Math.random() * AVAILABLE_STRIPES)]!}
           RETURNING account`)
 
-  /** Lowers the available balance on ONE free stripe that holds enough (SKIP LOCKED); no row when there is none. */
-  const lowerOneStripe = (c: GuardedChange) =>
-    direct(sql<{ account: string }>`
-          UPDATE ledger_balances b SET balance_kobo = b.balance_kobo + ${c.deltaKobo}, updated_at = now()
-          WHERE b.tenant_id = ${c.tenantId} AND b.mode = ${c.mode} AND b.account = (
-            SELECT account FROM ledger_balances
-            WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ANY(${stripeList}::text[]) AND balance_kobo >= ${-c.deltaKobo}
-            ORDER BY balance_kobo DESC LIMIT 1 FOR UPDATE SKIP LOCKED)
-          RETURNING b.account`)
-
   /**
-   * Takes up to `upToKobo` off the fullest stripe that has money and that no other transaction holds (SKIP LOCKED; a
-   * stripe this transaction holds counts as free): what it took, or no row when there is no such stripe.
+   * Takes up to `upToKobo` off the fullest stripe that holds at least `atLeastKobo` and that no other transaction holds
+   * (SKIP LOCKED; a stripe this transaction holds counts as free): what it took, or no row when there is no such
+   * stripe. With both the amount, it lowers the available balance on ONE stripe or not at all.
    */
-  const takeFromFullestFreeStripe = (c: Scope, upToKobo: number) =>
+  const takeFromFullestFreeStripe = (c: Scope, upToKobo: number, atLeastKobo = 1) =>
     direct(sql<{ account: string; takenKobo: number }>`
           WITH s AS (
             SELECT account, balance_kobo FROM ledger_balances
-            WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ANY(${stripeList}::text[]) AND balance_kobo > 0
+            WHERE tenant_id = ${c.tenantId} AND mode = ${c.mode} AND account = ANY(${stripeList}::text[]) AND balance_kobo >= ${atLeastKobo}
             ORDER BY balance_kobo DESC, account LIMIT 1 FOR UPDATE SKIP LOCKED)
           UPDATE ledger_balances b SET balance_kobo = b.balance_kobo - LEAST(s.balance_kobo, ${upToKobo}), updated_at = now()
           FROM s WHERE b.tenant_id = ${c.tenantId} AND b.mode = ${c.mode} AND b.account = s.account
@@ -153,7 +144,7 @@ export const makeLedgerStore = Effect.gen(function* () {
         WHERE id = ${scope.tenantId}`).pipe(Effect.asVoid, Effect.orDie)
 
   return {
-    insertEntries, postEntries, postEntriesMany, raiseFreeStripe, raiseAnyStripe, lowerOneStripe, takeFromFullestFreeStripe, lockStripes, takeFromStripes,
+    insertEntries, postEntries, postEntriesMany, raiseFreeStripe, raiseAnyStripe, takeFromFullestFreeStripe, lockStripes, takeFromStripes,
     lockRows, updateRows, insertRows, available, entriesSums, receivable, flagReceivable
   } as const
 })
