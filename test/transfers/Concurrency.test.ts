@@ -2,9 +2,11 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Clock, Deferred, Effect, Either, Fiber, TestClock, TestContext } from "effect"
 import type { Scope } from "../../src/domain/Mode.js"
+import { reportsDue } from "../../services/providers/SandboxReporter.js"
 import { MoneyOutHooks } from "../../services/transfers/MoneyOutHooks.js"
 import { PayoutCaps } from "../../services/transfers/PayoutCaps.js"
 import { Payouts, type PayoutRequest } from "../../services/transfers/Payouts.js"
+import { MoneyOutSettings } from "../../services/transfers/Settings.js"
 import { expectProblem } from "../support/ApiHelpers.js"
 import { call, makeTestApp } from "../support/TestApp.js"
 import { sleep as realSleep, waitFor } from "../support/Wait.js"
@@ -250,12 +252,20 @@ layer(makeTestApp({ moneyOut: UNDER_LOAD }), { timeout: 120_000, excludeTestServ
         expect(Either.isRight(next) && next.right.created, JSON.stringify(next)).toBe(true)
         expect(yield* payouts.balance(scope)).toMatchObject({ day: "2031-07-01", paidOutTodayKobo: 100_000, payoutCapRemainingKobo: 200_000 })
 
-        // A payout to the sandbox's FAIL TRANSFER account takes the rest of the day, until it fails.
-        const failing = yield* pay("b-fail", 200_000, DIRECTORY.fail)
+        // A payout to the sandbox's FAIL TRANSFER account takes the rest of the day, until it fails. Its report is held
+        // back (an hour's delay) until the two checks below have run: with the tests' 50 ms delay the failure could
+        // land between them on a busy machine, and the day would be open again (this test failed once so).
+        const failing = yield* MoneyOutSettings.pipe(Effect.flatMap((s) =>
+          pay("b-fail", 200_000, DIRECTORY.fail).pipe(Effect.provideService(MoneyOutSettings, { ...s, sandboxReportDelayMs: 3_600_000 }))))
         expect(Either.isRight(failing) && failing.right.created, JSON.stringify(failing)).toBe(true)
         expect(yield* payouts.balance(scope)).toMatchObject({ paidOutTodayKobo: CAP, payoutCapRemainingKobo: 0 })
         expectCapExceeded(yield* pay("b-8", 100_000), 0)
-        // The sandbox bank reports the failure by its webhook (real time); the TestClock stands still meanwhile.
+        // Now the sandbox bank reports the failure by its webhook (real time); the TestClock stands still meanwhile.
+        const sql = yield* SqlClient.SqlClient
+        const released = yield* sql`UPDATE sandbox_provider_transfers SET report_after = now()
+          WHERE merchant_id = (SELECT merchant_id FROM tenants WHERE id = ${t.tenantId}) AND outcome = 'failed' AND NOT done RETURNING reference`
+        expect(released).toHaveLength(1)
+        yield* reportsDue
         yield* waitFor("b-fail to fail", payouts.get(scope, "b-fail"), { until: (p) => p.status === "Failed", timeoutMs: 20_000 })
         expect((yield* payouts.get(scope, "b-fail")).failureReason).toMatch(/FAIL TRANSFER/)
         expect(yield* payouts.balance(scope)).toMatchObject({ day: "2031-07-01", paidOutTodayKobo: 100_000, payoutCapRemainingKobo: 200_000 })
@@ -267,7 +277,6 @@ layer(makeTestApp({ moneyOut: UNDER_LOAD }), { timeout: 120_000, excludeTestServ
         // The two days' counters as stored: the failure gave back to 1 July only; 30 June kept its three payouts.
         expect(yield* payoutDay(t.tenantId, "2031-06-30")).toEqual({ capKobo: CAP, usedKobo: CAP })
         expect(yield* payoutDay(t.tenantId, "2031-07-01")).toEqual({ capKobo: CAP, usedKobo: CAP })
-        const sql = yield* SqlClient.SqlClient
         const capDays = yield* sql<{ merchantTxRef: string; capDay: string }>`SELECT merchant_tx_ref, cap_day::text AS cap_day FROM transfers
           WHERE tenant_id = ${t.tenantId} ORDER BY merchant_tx_ref`
         expect(Object.fromEntries(capDays.map((r) => [r.merchantTxRef, r.capDay]))).toEqual({
