@@ -50,17 +50,10 @@ export class HoldStore extends Effect.Service<HoldStore>()("services/transfers/H
         Effect.orDie
       )
 
-    /**
-     * The scope's holds of several deposits, locked when `lock` (in reference order). One key probe per reference: as
-     * `reference = ANY(...)` with `ORDER BY reference`, Postgres planned a tenant with most of the table's holds as a
-     * sequential scan of them all, every pass of the automation actor (issue 33: 13 ms a pass at 12,000 holds, the
-     * heavy workload's costliest statement, and growing with the table).
-     */
+    /** The scope's holds of several deposits, locked when `lock`. */
     const findMany = (scope: Scope, references: ReadonlyArray<string>, lock = false) =>
-      direct(sql<HoldRow>`SELECT h.* FROM unnest(${[...new Set(references)].sort()}::text[]) WITH ORDINALITY AS k(reference, ord)
-        CROSS JOIN LATERAL (${selectHolds} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = k.reference
-          ${lock ? sql`FOR UPDATE` : sql``}) h
-        ORDER BY k.ord`).pipe(Effect.orDie)
+      direct(sql<HoldRow>`${selectHolds} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = ANY(${references}::text[])
+        ORDER BY reference ${lock ? sql`FOR UPDATE` : sql``}`).pipe(Effect.orDie)
 
     /** Places (or places again, with the next `seq`) each deposit's hold (each reference once) in one statement. */
     const placeMany = (scope: Scope, holds: ReadonlyArray<NewHold>) =>

@@ -3,7 +3,6 @@ import { expect, layer } from "@effect/vitest"
 import { Data, Effect } from "effect"
 import type { Scope } from "../../src/domain/Mode.js"
 import { Holds, type HoldUpTo } from "../../services/transfers/Holds.js"
-import { HoldStore } from "../../services/transfers/HoldStore.js"
 import { expectStatus } from "../support/ApiHelpers.js"
 import { call, makeTestApp } from "../support/TestApp.js"
 import { assertLedgerInvariant, DIRECTORY, fund, testTenant, waitForTransfer } from "./support.js"
@@ -71,33 +70,4 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("holds pla
       expect((together[4] as { heldKobo: number }).heldKobo).toBeLessThan(6_000)
       yield* assertLedgerInvariant
     }))
-
-  it.effect("a tenant's holds of many deposits are read by key, locked in reference order: no scan of all its holds (the actor's probe, issue 33)", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const store = yield* HoldStore
-      const t = yield* testTenant
-      const scope: Scope = { tenantId: t.tenantId, mode: "test" }
-      yield* fund(t, "hm-probe", [5_000])
-      // 4,000 holds of this tenant (as a busy tenant has), with statistics, and a pass's worth of references to probe:
-      // 150 the table has, 50 it has not (the new deposits an actor pass usually asks about).
-      yield* sql`INSERT INTO holds (tenant_id, mode, reference, virtual_account_id, account_ref, seq, held_kobo, status, reason, created_by)
-        SELECT ${t.tenantId}, 'test', 'hm-probe-' || lpad(n::text, 5, '0'), va.id, va.account_ref, 1, 100, 'Held', 'probe', 'test'
-        FROM generate_series(1, 4000) AS n, virtual_accounts va WHERE va.tenant_id = ${t.tenantId} AND va.account_ref = 'hm-probe'`
-      yield* sql`ANALYZE holds`
-      const present = Array.from({ length: 150 }, (_, i) => `hm-probe-${String(4000 - i * 20).padStart(5, "0")}`)
-      const absent = Array.from({ length: 50 }, (_, i) => `hm-probe-absent-${i}`)
-      const scans = sql<{ seqScan: number; idxScan: number }>`SELECT seq_scan::int AS seq_scan, idx_scan::int AS idx_scan
-        FROM pg_stat_xact_user_tables WHERE relname = 'holds'`
-      const { rows, before, after } = yield* sql.withTransaction(Effect.gen(function* () {
-        const before = (yield* scans)[0] ?? { seqScan: 0, idxScan: 0 }
-        const rows = yield* store.findMany(scope, [...absent, ...present, present[0]!], true)
-        return { rows, before, after: (yield* scans)[0]! }
-      }))
-      expect(rows.map((r) => r.reference)).toEqual([...present].sort())
-      // This transaction's own counts: not one sequential scan of the table; a key probe for each distinct reference.
-      expect(after.seqScan - before.seqScan).toBe(0)
-      expect(after.idxScan - before.idxScan).toBe(200)
-    }))
 })
-
