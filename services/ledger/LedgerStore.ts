@@ -42,9 +42,8 @@ export const makeLedgerStore = Effect.gen(function* () {
   /**
    * Raises the available balance on the emptiest stripe no other transaction holds (SKIP LOCKED); no row when every one
    * is held. The emptiest, so the balance spreads over the stripes: the first free one in name order piled it on the
-   * stripes the deposit batches take first (a heavy bench run: 282 and 203 million kobo on `available:0` and `:1`, 15
-   * million on `:2`, none on the rest), so a lowering larger than what those few held had to lock all eight
-   * (`Ledger.lowerAvailable`).
+   * few stripes the deposit batches take first, and a lowering larger than those held had to lock all eight
+   * (`Ledger.lowerAvailable`; docs/performance.md, "The available balance's stripes").
    */
   const raiseFreeStripe = (c: GuardedChange) =>
     direct(sql<{ account: string }>`

@@ -255,8 +255,8 @@ layer(makeTestApp({ moneyOut: UNDER_LOAD }), { timeout: 120_000, excludeTestServ
         // A payout to the sandbox's FAIL TRANSFER account takes the rest of the day, until it fails. Its report is held
         // back (an hour's delay) until the two checks below have run: with the tests' 50 ms delay the failure could
         // land between them on a busy machine, and the day would be open again (this test failed once so).
-        const failing = yield* MoneyOutSettings.pipe(Effect.flatMap((s) =>
-          pay("b-fail", 200_000, DIRECTORY.fail).pipe(Effect.provideService(MoneyOutSettings, { ...s, sandboxReportDelayMs: 3_600_000 }))))
+        const failing = yield* pay("b-fail", 200_000, DIRECTORY.fail).pipe(
+          Effect.updateService(MoneyOutSettings, (s) => ({ ...s, sandboxReportDelayMs: 3_600_000 })))
         expect(Either.isRight(failing) && failing.right.created, JSON.stringify(failing)).toBe(true)
         expect(yield* payouts.balance(scope)).toMatchObject({ paidOutTodayKobo: CAP, payoutCapRemainingKobo: 0 })
         expectCapExceeded(yield* pay("b-8", 100_000), 0)
