@@ -17,7 +17,7 @@ import { Effect } from "effect"
  *   dropped by 0023, when the consumer's advisory turn took that role.
  * - `insight_customers`: per customer, expected and outstanding (the customers list's order).
  * - `insight_tx`: each deposit counted once (`collected_kobo`: what it adds to `collected` now; `pending`: whether it
- *   counts in `pending`).
+ *   counts in `pending`). Since migration 0029 only deposits that changed after they were counted have a row.
  * - `insight_schedules`: each billing schedule's dues as last added to `sched`, for the next recompute's difference.
  * - `insight_state`: whether the roll-ups have been built from the data that was here before them (`built`); the
  *   insights worker builds them once (services/insights/InsightsWorker.ts) and the consumer keeps them.

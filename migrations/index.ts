@@ -27,6 +27,7 @@ import m0025 from "./0025_hot_path_foreign_keys.js"
 import m0026 from "./0026_transaction_account_key.js"
 import m0027 from "./0027_automation_runs_hot_completion.js"
 import m0028 from "./0028_inbox_reconciled_hot.js"
+import m0029 from "./0029_insights_record_on_change.js"
 
 /** Forward-only, numbered; never edit one that has landed. Loaded by Migrator.fromRecord. */
 export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = {
@@ -57,5 +58,6 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = 
   "0025_hot_path_foreign_keys": m0025,
   "0026_transaction_account_key": m0026,
   "0027_automation_runs_hot_completion": m0027,
-  "0028_inbox_reconciled_hot": m0028
+  "0028_inbox_reconciled_hot": m0028,
+  "0029_insights_record_on_change": m0029
 }

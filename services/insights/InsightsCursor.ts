@@ -14,8 +14,12 @@ import { direct } from "../../src/db/Direct.js"
  * own snapshot, has ended, so the rows stamped below it are all committed and visible, or never will be: the
  * window from the cursor up to the horizon is final, and is counted in the pass's transaction together with moving the
  * cursor. Nothing is lost when transactions commit out of id order (a row stamped by a transaction still running
- * waits for the horizon to pass it), and nothing is counted twice (the cursor moves with the counts; a row read twice,
- * at a batch's edge, is recomputed to the same figures: Rollups.ts counts a deposit once and recomputes the rest).
+ * waits for the horizon to pass it), and nothing is counted twice (the cursor moves with the counts, past the last row
+ * counted, and a row is read again only when a change stamps it anew, ahead of the cursor).
+ *
+ * What a row counts as: new, unless it carries a record of what was counted of it (`insight_tx`), which migration
+ * 0029's trigger writes when a row the cursor has passed changes; then the difference. So a deposit that never changes
+ * costs the roll-ups no record at all (issue 33: a row and a key entry per deposit before).
  *
  * This replaced a pending row per deposit for the insights consumer, claimed and deleted by the runner, and a lookup
  * of each event's transaction by the reference in its envelope (a parse of the whole envelope): together about a third
@@ -38,7 +42,7 @@ export const NOT_COUNTED_YET =
 export const CURSOR_BATCH = 2_000
 
 export interface CursorPass {
-  /** Rows counted (a row read twice at a batch's edge counts twice here). */
+  /** Rows counted. */
   readonly counted: number
   /** Another pass had the insights turn: nothing was looked at. */
   readonly busy: boolean

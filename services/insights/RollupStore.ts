@@ -67,16 +67,19 @@ export const makeRollupStore = (sql: SqlClient.SqlClient) => {
 
   /**
    * Counts the transactions `selection` picks (the rest of `SELECT ... FROM transactions t`: its WHERE, ORDER BY and
-   * LIMIT) in ONE statement: a row counted before gets its collected and pending contribution corrected (its
-   * `insight_tx` row locked, in the selection's order, and updated), a new one is counted on its paid day (status, risk
-   * band, collected, pending) and gets its `insight_tx` row. Answers one row per account the rows touch (the latest of
-   * their paid and review times) and one summary row (`accountId` null): the rows counted and the last one's (xid, id)
-   * in cursor order. A day row a new deposit counts on is written even when its sum is zero, as `countNew` writes it; a
-   * correction's only when it changes something.
+   * LIMIT) in ONE statement. A row with a record of what was counted of it (`insight_tx`) gets its collected and
+   * pending contribution corrected (the record locked, in the selection's order, and updated); a row without one is
+   * counted as new, on its paid day (status, risk band, collected, pending). `recordNew`: whether a row counted as new
+   * gets its record now. The cursor's rows do not (migration 0029: the trigger writes the record of a counted row
+   * when the row changes, so a deposit that never changes costs no record); rows from before the cursor (no stamp),
+   * which the drained pending events count, do, as they always did. Answers one row per account the rows touch (the
+   * latest of their paid and review times) and one summary row (`accountId` null): the rows counted and the last one's
+   * (xid, id) in cursor order. A day row a new deposit counts on is written even when its sum is zero, as `countNew`
+   * writes it; a correction's only when it changes something.
    * The insights cursor's window used to go to the service, its ids coming back in two more statements that each read
    * every row again (issue 33: the roll-ups cost the bench's deposit path about a fourteenth of its throughput).
    */
-  const countSelected = (selection: Statement.Fragment) =>
+  const countSelected = (selection: Statement.Fragment, recordNew: boolean) =>
     direct(sql<{ accountId: string | null; tenantId: string | null; mode: Mode | null; at: Date | null; counted: number; lastXid: string | null; lastId: number | null }>`
       WITH w AS MATERIALIZED (
           SELECT t.id, t.insight_xid, t.tenant_id, t.mode, t.virtual_account_id, t.paid_at, t.reviewed_at,
@@ -94,10 +97,11 @@ export const makeRollupStore = (sql: SqlClient.SqlClient) => {
           FROM w JOIN x ON x.id = w.id WHERE w.collected <> x.was OR w.pending <> x.pending_was
         ),
         recounted AS (UPDATE insight_tx i SET collected_kobo = m.now, pending = m.pending_now FROM moved m WHERE i.id = m.id),
-        ins AS (
-          INSERT INTO insight_tx (id, collected_kobo, pending)
-          SELECT w.id, w.collected, w.pending FROM w WHERE NOT EXISTS (SELECT 1 FROM x WHERE x.id = w.id) ORDER BY w.id
-          RETURNING id
+        ins AS (${recordNew
+          ? sql`INSERT INTO insight_tx (id, collected_kobo, pending)
+            SELECT w.id, w.collected, w.pending FROM w WHERE NOT EXISTS (SELECT 1 FROM x WHERE x.id = w.id) ORDER BY w.id
+            RETURNING id`
+          : sql`SELECT w.id FROM w WHERE NOT EXISTS (SELECT 1 FROM x WHERE x.id = w.id)`}
         ),
         days AS (
           INSERT INTO insight_days (tenant_id, mode, key, day, count, amount_kobo)
@@ -124,13 +128,17 @@ export const makeRollupStore = (sql: SqlClient.SqlClient) => {
   /** The insights cursor's batch: the rows stamped after `after` and below `horizon`, at most `limit`, in cursor order. */
   const countWindow = (after: CursorPosition, horizon: string, limit: number) =>
     countSelected(sql`WHERE t.insight_xid IS NOT NULL AND (t.insight_xid, t.id) > (${after.xid}::xid8, ${after.txId}::bigint)
-      AND t.insight_xid < ${horizon}::xid8 ORDER BY t.insight_xid, t.id LIMIT ${limit}`)
+      AND t.insight_xid < ${horizon}::xid8 ORDER BY t.insight_xid, t.id LIMIT ${limit}`, false)
 
-  /** The transactions of `ids`, counted (in id order). */
-  const countIds = (ids: ReadonlyArray<number>) => countSelected(sql`WHERE t.id = ANY(${ids}::bigint[]) ORDER BY t.id`)
+  /**
+   * The transactions of `ids` from before the cursor (no stamp), counted (in id order). A stamped row is the cursor's
+   * (migration 0029): counting it here too would count it twice, since the cursor keeps no record of a row it counted.
+   */
+  const countIds = (ids: ReadonlyArray<number>) =>
+    countSelected(sql`WHERE t.id = ANY(${ids}::bigint[]) AND t.insight_xid IS NULL ORDER BY t.id`, true)
 
-  /** The deposits with ids in [lo, hi) not counted yet, counted. */
-  const countNewRange = (lo: number, hi: number) => countNew(sql`t.id >= ${lo} AND t.id < ${hi}`)
+  /** The deposits from before the cursor (no stamp) with ids in [lo, hi) not counted yet, counted. */
+  const countNewRange = (lo: number, hi: number) => countNew(sql`t.id >= ${lo} AND t.id < ${hi} AND t.insight_xid IS NULL`)
 
   /**
    * The roll-ups' one writer at a time (issue 33): the insights consumer's turn, the transaction-level advisory lock its

@@ -220,15 +220,16 @@ export class Rollups extends Effect.Service<Rollups>()("services/insights/Rollup
 
     /**
      * Builds the roll-ups from the data already here (a deployment that had data before the roll-ups existed, or a
-     * seeded benchmark): every deposit not counted yet, every active account, every schedule. Each chunk is its own
-     * transaction; the consumer may run meanwhile (everything is a recompute and a difference).
+     * seeded benchmark): every deposit from before the cursor (no stamp) not counted yet, every active account, every
+     * schedule. Each chunk is its own transaction, under the writer lock; the consumer may run between them (everything
+     * is a recompute and a difference). The stamped deposits are the cursor's: `buildOnce` runs it to the horizon.
      */
     const build = (billingDayOf: (tenantId: string, mode: Mode) => Effect.Effect<number>) =>
       Effect.gen(function* () {
         const [bounds] = yield* store.transactionIdBounds()
         if (bounds?.lo !== null && bounds?.lo !== undefined) {
           for (let lo = Number(bounds.lo); lo <= Number(bounds.hi); lo += BUILD_TX_CHUNK) {
-            yield* sql.withTransaction(store.countNewRange(lo, lo + BUILD_TX_CHUNK))
+            yield* sql.withTransaction(Effect.zipRight(store.writerLock(), store.countNewRange(lo, lo + BUILD_TX_CHUNK)))
           }
         }
         let after = ""

@@ -73,7 +73,8 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("the insig
       expect(once.find((r) => r.key.startsWith("rs:"))?.count).toBe(1)
       yield* sql.withTransaction(rollups.applyTransactions([Number(deposit!.id), Number(deposit!.id)]))
       expect(yield* figures).toEqual(once)
+      // The cursor counted it and keeps no record of a deposit that has not changed since (migration 0029).
       const [counted] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM insight_tx WHERE id = ${Number(deposit!.id)}`
-      expect(counted!.n).toBe(1)
+      expect(counted!.n).toBe(0)
     }))
 })
