@@ -46,9 +46,10 @@ const Roles = Layer.unwrapEffect(
     }
     if (c.role === "worker") return Layer.merge(isReconcilerThread ? ThreadWorkersLive : WorkersLive, NoWorkerThread)
     if (c.workerThread && Option.isSome(c.databaseUrl) && Option.isSome(c.natsUrl)) {
-      // The reconciler holds one transaction per partition at a time (plus a poison write now and then), the actor one.
-      const threadPool = Math.min(c.dbPoolSize, c.reconcilerPartitions + 3)
-      // The thread's runners (the automation actor) wait for this thread's staging nudges (the planner's).
+      // The reconciler holds one transaction per partition at a time (plus a poison write now and then), the actor one,
+      // the insights consumer two (its runner and its cursor; the one-time build takes its turn between them).
+      const threadPool = Math.min(c.dbPoolSize, c.reconcilerPartitions + 5)
+      // The thread's runners (the automation actor, the insights consumer) wait for this thread's staging nudges.
       const nudgesToThread = Layer.effectDiscard(Effect.sync(forwardNudgesToThreads))
       return Layer.mergeAll(api, DownstreamWorkersLive, nudgesToThread, WorkerThreadLive(new URL(import.meta.url), { DB_POOL_SIZE: String(threadPool) }))
     }

@@ -43,8 +43,9 @@ export const NoWorkerThread = Layer.succeed(WorkerThreadWatch, { failed: Effect.
 /**
  * The reconciler on a second thread of this process, with its own event loop: `entry` is run there with
  * SERVICE_ROLE=worker (and `workerData.reconcilerOnly`), as a worker process would run it, but with the reconciler
- * alone; the main thread keeps the API, the receiver and the workers downstream of the reconciler (sweeper, outbox
- * relay, webhook dispatch, table statistics). The two sides share nothing but Postgres and NATS, as split processes do.
+ * and the capabilities' thread workers alone (the automation actor, the insight roll-ups: src/Services.ts); the main
+ * thread keeps the API, the receiver and the workers downstream of the reconciler (sweeper, outbox relay, webhook
+ * dispatch, table statistics). The two sides share nothing but Postgres and NATS, as split processes do.
  *
  * Why: on one thread the service's event loop was the bottleneck (runnable about nine tenths of a run, the machine
  * 16% idle). With the reconciler alone on the second thread the two threads carry about the same load (the receiver
