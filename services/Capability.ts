@@ -58,8 +58,8 @@ export interface Capability {
   /**
    * Workers that run beside the reconciler on its own thread when the service gives it one (src/WorkerThread.ts), and
    * with the other workers otherwise: a worker whose passes are chains of short statements, which on the main thread
-   * each wait their turn behind the API's requests (issue 33: the automation actor, the insight roll-ups). Such a worker hears the main
-   * thread's staging wake-ups over the hub's channel (services/outbox/Wakeups.ts).
+   * each wait their turn behind the API's requests (issue 33: the automation actor, the insight roll-ups). Such a
+   * worker hears the main thread's staging wake-ups over the hub's channel (services/outbox/Wakeups.ts).
    */
   readonly threadWorkers?: ReadonlyArray<Layer.Layer<never, any, any>>
   /** The outbox consumers it runs: the outbox writes a pending row for each event one of them wants. */

@@ -77,7 +77,10 @@ export const DownstreamWorkersLive = Layer.mergeAll(
   ...CAPABILITIES.flatMap((c: Capability) => c.workers ?? [])
 )
 
-/** The reconciler and the capabilities' thread workers (the automation actor, the insight roll-ups): what the reconciler's thread runs. */
+/**
+ * The reconciler and the capabilities' thread workers (the automation actor, the insight roll-ups): what the
+ * reconciler's thread runs.
+ */
 export const ThreadWorkersLive = Layer.mergeAll(ReconcilerWorkersLive, ...CAPABILITIES.flatMap((c: Capability) => c.threadWorkers ?? []))
 
 /** The long-running fibers: the reconciler, table statistics and every capability's workers. */

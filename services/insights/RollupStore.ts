@@ -97,16 +97,13 @@ export const makeRollupStore = (sql: SqlClient.SqlClient) => {
           FROM w JOIN x ON x.id = w.id WHERE w.collected <> x.was OR w.pending <> x.pending_was
         ),
         recounted AS (UPDATE insight_tx i SET collected_kobo = m.now, pending = m.pending_now FROM moved m WHERE i.id = m.id),
-        ins AS (${recordNew
-          ? sql`INSERT INTO insight_tx (id, collected_kobo, pending)
-            SELECT w.id, w.collected, w.pending FROM w WHERE NOT EXISTS (SELECT 1 FROM x WHERE x.id = w.id) ORDER BY w.id
-            RETURNING id`
-          : sql`SELECT w.id FROM w WHERE NOT EXISTS (SELECT 1 FROM x WHERE x.id = w.id)`}
-        ),
+        -- Not counted before: counted as new (and recorded, when recordNew).
+        new_rows AS (SELECT w.id, w.collected, w.pending FROM w WHERE NOT EXISTS (SELECT 1 FROM x WHERE x.id = w.id)),
+        ${recordNew ? sql`recorded AS (INSERT INTO insight_tx (id, collected_kobo, pending) SELECT id, collected, pending FROM new_rows ORDER BY id),` : sql``}
         days AS (
           INSERT INTO insight_days (tenant_id, mode, key, day, count, amount_kobo)
           SELECT d.tenant_id, d.mode, d.key, d.day, sum(d.count), sum(d.amount) FROM (
-            SELECT n.*, true AS fresh FROM (${sql.literal(freshDayRows("w s JOIN ins USING (id)"))}) n
+            SELECT n.*, true AS fresh FROM (${sql.literal(freshDayRows("w s JOIN new_rows USING (id)"))}) n
             UNION ALL
             SELECT m.tenant_id, m.mode, k.key, m.day, k.count, k.amount, false FROM moved m
               CROSS JOIN LATERAL (VALUES ('collected', 0::bigint, (m.now - m.was)::numeric),

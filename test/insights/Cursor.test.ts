@@ -100,6 +100,15 @@ const passInFlight = (atLeast: number) =>
     }
   })
 
+/** A new tenant and account, once the cursor has counted everything before them. */
+const freshAccount = (ref: string, name: string) =>
+  Effect.gen(function* () {
+    const t = yield* testTenant
+    const account = yield* accountOf(t, ref, name)
+    yield* drainAll(100)
+    return { t, account }
+  })
+
 /**
  * The insights consumer reads deposits by commit horizon (issue 33; services/insights/InsightsCursor.ts): each
  * transaction row is stamped with the id of the transaction that wrote it, and a pass counts the rows stamped below the
@@ -175,9 +184,7 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000, excludeTestServices: t
   it.effect("a change to a deposit a pass is counting waits for that pass, and is then counted as a difference", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const t = yield* testTenant
-      const account = yield* accountOf(t, "cursor-c", "Chidi Eke")
-      yield* drainAll(100)
+      const { t, account } = yield* freshAccount("cursor-c", "Chidi Eke")
       const ids = yield* sql.withTransaction(insertDeposits(t.tenantId, account, "race-c", 3))
       // The pass has counted the three and not committed: the change cannot tell yet whether it will.
       const pass = yield* passInFlight(3)
@@ -204,9 +211,7 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000, excludeTestServices: t
   it.effect("a change not yet committed holds passes back; the deposit is then counted once, as it is by then", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const t = yield* testTenant
-      const account = yield* accountOf(t, "cursor-d", "Dayo Ojo")
-      yield* drainAll(100)
+      const { t, account } = yield* freshAccount("cursor-d", "Dayo Ojo")
       const ids = yield* sql.withTransaction(insertDeposits(t.tenantId, account, "race-d", 2))
       // A change of a deposit not counted yet takes the insights turn shared until it commits.
       const changed = yield* Deferred.make<void>()
@@ -231,9 +236,7 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000, excludeTestServices: t
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const rollups = yield* Rollups
-      const t = yield* testTenant
-      const account = yield* accountOf(t, "cursor-e", "Emeka Nwosu")
-      yield* drainAll(100)
+      const { t, account } = yield* freshAccount("cursor-e", "Emeka Nwosu")
       // Rows as migration 0024 found them: no stamp (setting it fires no trigger).
       const unstamped = (tag: string, n: number) => sql.withTransaction(Effect.gen(function* () {
         const ids = yield* insertDeposits(t.tenantId, account, tag, n)
