@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Mode } from "../../src/domain/Mode.js"
+import { keyList } from "../../src/db/KeyProbe.js"
 import type { Transaction } from "../../src/contract/Deposits.js"
 import { notFound } from "../../src/contract/Problems.js"
 import { pageOf } from "../../src/contract/Schemas.js"
@@ -66,6 +67,11 @@ export const TRANSACTION_COLUMNS = `id, tenant_id, mode, reference, virtual_acco
   reversed_kobo, surplus_kobo, status, reconciliation_status, risk_score, risk_reasons, sender_name, sender_account_number,
   sender_bank_code, narration, paid_at, reconciled_at, reversed_reference, flagged, flag_reasons, review_decision, review_note, reviewed_by, reviewed_at`
 
+/** The scope's transactions of several references, each once, in no particular order: one probe of the reference index each (src/db/KeyProbe.ts). */
+export const transactionsOf = (sql: SqlClient.SqlClient, tenantId: string, mode: Mode, references: ReadonlyArray<string>) =>
+  sql<TransactionRow>`SELECT x.* FROM ${keyList(sql, references)} CROSS JOIN LATERAL (
+      SELECT ${sql.literal(TRANSACTION_COLUMNS)} FROM transactions WHERE reference = k.key AND tenant_id = ${tenantId} AND mode = ${mode} OFFSET 0) x`
+
 export interface ListFilter extends PageRequest {
   readonly from?: Date | undefined
   readonly to?: Date | undefined
@@ -106,9 +112,8 @@ export class Transactions extends Effect.Service<Transactions>()("services/Trans
       sql<TransactionRow>`SELECT ${cols} FROM transactions WHERE tenant_id = ${tenantId} AND mode = ${mode} AND reference = ${reference}
         ${lock ? sql`FOR UPDATE` : sql``}`.pipe(Effect.map((rows) => rows[0]))
 
-    /** The scope's transactions of several references, in no particular order (one probe of the reference index each). */
-    const findRows = (tenantId: string, mode: Mode, references: ReadonlyArray<string>) =>
-      sql<TransactionRow>`SELECT ${cols} FROM transactions WHERE tenant_id = ${tenantId} AND mode = ${mode} AND reference = ANY(${references}::text[])`
+    /** The scope's transactions of several references, in no particular order (`transactionsOf`). */
+    const findRows = (tenantId: string, mode: Mode, references: ReadonlyArray<string>) => transactionsOf(sql, tenantId, mode, references)
 
     const get = Effect.fn("Transactions.get")(function* (tenantId: string, mode: Mode, reference: string) {
       const row = yield* findRow(tenantId, mode, reference).pipe(Effect.orDie)

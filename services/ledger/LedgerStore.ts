@@ -6,6 +6,7 @@ import { AVAILABLE_STRIPES, GuardedBalance, type Leg } from "../../src/domain/Le
 import type { Scope } from "../../src/domain/Mode.js"
 import type { GuardedChange, Journal } from "./Ledger.js"
 import { direct } from "../../src/db/Direct.js"
+import { keyList } from "../../src/db/KeyProbe.js"
 
 const LEG_COLUMNS: ReadonlyArray<Column<{ readonly journal: Journal; readonly leg: Leg }>> = [
   ["tenant_id", "text", (r) => r.journal.tenantId], ["mode", "text", (r) => r.journal.mode], ["journal_id", "text", (r) => r.journal.journalId],
@@ -16,6 +17,15 @@ const LEG_COLUMNS: ReadonlyArray<Column<{ readonly journal: Journal; readonly le
  * The SQL of the ledger (`ledger_entries`, `ledger_balances`, the tenant's receivable flag): one function per statement,
  * each run in the caller's transaction. What to post and which balance row moves by how much is decided in Ledger.ts.
  */
+/**
+ * The sum of each account's entries (debits positive), a row per account that has entries: one probe of the account
+ * index per account (src/db/KeyProbe.ts), however many entries the tenant's other accounts have.
+ */
+export const entriesSumsOf = (sql: SqlClient.SqlClient, scope: Scope, accounts: ReadonlyArray<string>) =>
+  sql<{ account: string; balance: number }>`SELECT k.key AS account, s.balance FROM ${keyList(sql, accounts)} CROSS JOIN LATERAL (
+      SELECT sum(amount_kobo)::bigint AS balance FROM ledger_entries WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND account = k.key) s
+    WHERE s.balance IS NOT NULL`
+
 export const makeLedgerStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const STRIPES = Array.from({ length: AVAILABLE_STRIPES }, (_, n) => GuardedBalance.availableStripe(n))
@@ -120,11 +130,8 @@ export const makeLedgerStore = Effect.gen(function* () {
       Effect.orDie
     )
 
-  /** The sum of each account's entries (debits positive): a row per account that has entries. */
-  const entriesSums = (scope: Scope, accounts: ReadonlyArray<string>) =>
-    direct(sql<{ account: string; balance: number }>`
-        SELECT account, sum(amount_kobo)::bigint AS balance FROM ledger_entries
-        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND account = ANY(${accounts}::text[]) GROUP BY account`).pipe(Effect.orDie)
+  /** The sum of each account's entries (debits positive): a row per account that has entries (`entriesSumsOf`). */
+  const entriesSums = (scope: Scope, accounts: ReadonlyArray<string>) => direct(entriesSumsOf(sql, scope, accounts)).pipe(Effect.orDie)
 
   /** The tenant's receivable row in the scope's mode, locked as asked (see Ledger.receivable). */
   const receivable = (scope: Scope, lock?: "update" | "share") =>

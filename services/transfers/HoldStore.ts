@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import type { Hold } from "../../src/contract/Transfers.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import { direct } from "../../src/db/Direct.js"
+import { keyList } from "../../src/db/KeyProbe.js"
 
 export interface HoldRow {
   readonly reference: string
@@ -37,12 +38,24 @@ export interface NewHold {
   readonly actor: string
 }
 
+const HOLD_COLUMNS = "reference, virtual_account_id, account_ref, seq, held_kobo, status, reason, created_at, released_at"
+
+/**
+ * The scope's holds of several deposits, by reference, locked (in reference order) when `lock`: one probe of the key per
+ * reference (src/db/KeyProbe.ts), however many holds the tenant has.
+ */
+export const holdsOf = (sql: SqlClient.SqlClient, scope: Scope, references: ReadonlyArray<string>, lock: boolean) =>
+  sql<HoldRow>`SELECT h.* FROM ${keyList(sql, references)} CROSS JOIN LATERAL (
+      SELECT ${sql.literal(HOLD_COLUMNS)} FROM holds WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = k.key
+      ${lock ? sql`FOR UPDATE` : sql``}) h
+    ORDER BY h.reference`
+
 /** The SQL of escrow holds (one row per deposit): one function per statement. */
 export class HoldStore extends Effect.Service<HoldStore>()("services/transfers/HoldStore", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const selectHolds = sql`SELECT reference, virtual_account_id, account_ref, seq, held_kobo, status, reason, created_at, released_at FROM holds`
+    const selectHolds = sql`SELECT ${sql.literal(HOLD_COLUMNS)} FROM holds`
 
     const find = (scope: Scope, reference: string, lock = false) =>
       direct(sql<HoldRow>`${selectHolds} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = ${reference} ${lock ? sql`FOR UPDATE` : sql``}`).pipe(
@@ -50,10 +63,8 @@ export class HoldStore extends Effect.Service<HoldStore>()("services/transfers/H
         Effect.orDie
       )
 
-    /** The scope's holds of several deposits, locked when `lock`. */
-    const findMany = (scope: Scope, references: ReadonlyArray<string>, lock = false) =>
-      direct(sql<HoldRow>`${selectHolds} WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND reference = ANY(${references}::text[])
-        ORDER BY reference ${lock ? sql`FOR UPDATE` : sql``}`).pipe(Effect.orDie)
+    /** The scope's holds of several deposits, locked when `lock` (`holdsOf`). */
+    const findMany = (scope: Scope, references: ReadonlyArray<string>, lock = false) => direct(holdsOf(sql, scope, references, lock)).pipe(Effect.orDie)
 
     /** Places (or places again, with the next `seq`) each deposit's hold (each reference once) in one statement. */
     const placeMany = (scope: Scope, holds: ReadonlyArray<NewHold>) =>

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { keyList } from "../../src/db/KeyProbe.js"
 import { Effect } from "effect"
 import type { Transfer } from "../../src/contract/Transfers.js"
 import type { Scope } from "../../src/domain/Mode.js"
@@ -58,15 +59,27 @@ export type NewTransfer = Pick<TransferRow,
   | "narration" | "provider" | "depositReference" | "virtualAccountId" | "capDay"
 > & { readonly createdBy: string; readonly ledgerSource?: string | null }
 
-/** The SQL of the transfers table: one function per statement. */
-export class TransferStore extends Effect.Service<TransferStore>()("services/transfers/TransferStore", {
-  effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const select = sql`SELECT t.id, t.tenant_id, t.mode, t.merchant_tx_ref, t.source, t.request_fingerprint, t.amount_kobo, t.account_number,
+/** What every read of a transfer selects: `${select} WHERE ...`. */
+const TRANSFER_SELECT = `SELECT t.id, t.tenant_id, t.mode, t.merchant_tx_ref, t.source, t.request_fingerprint, t.amount_kobo, t.account_number,
         t.bank_code, t.bank_name, t.account_name, t.narration, t.status, t.failure_reason, t.provider, t.provider_reference,
         t.deposit_reference, t.virtual_account_id, va.account_ref, t.cap_day::text AS cap_day, t.ledger_source, t.lease_until < now() AS lease_expired,
         t.attempts, t.created_at, t.completed_at
       FROM transfers t LEFT JOIN virtual_accounts va ON va.id = t.virtual_account_id`
+
+/**
+ * The refunds of several deposits, newest first: one probe of the deposit index per deposit (src/db/KeyProbe.ts),
+ * however many transfers the tenant has.
+ */
+export const refundsOfDeposits = (sql: SqlClient.SqlClient, scope: Scope, depositReferences: ReadonlyArray<string>) =>
+  sql<TransferRow>`SELECT r.* FROM ${keyList(sql, depositReferences)} CROSS JOIN LATERAL (
+      ${sql.literal(TRANSFER_SELECT)} WHERE t.tenant_id = ${scope.tenantId} AND t.mode = ${scope.mode} AND t.deposit_reference = k.key AND t.source = 'refund' OFFSET 0) r
+    ORDER BY r.created_at DESC, r.id DESC`
+
+/** The SQL of the transfers table: one function per statement. */
+export class TransferStore extends Effect.Service<TransferStore>()("services/transfers/TransferStore", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const select = sql.literal(TRANSFER_SELECT)
 
     /** By the caller's reference; `lock` takes the row for this transaction. */
     const find = (scope: Scope, merchantTxRef: string, lock = false) =>
@@ -123,9 +136,7 @@ export class TransferStore extends Effect.Service<TransferStore>()("services/tra
 
     /** A deposit's refund transfers, latest first. */
     /** The refunds of several deposits, newest first. */
-    const refundsOfMany = (scope: Scope, depositReferences: ReadonlyArray<string>) =>
-      sql<TransferRow>`${select} WHERE t.tenant_id = ${scope.tenantId} AND t.mode = ${scope.mode} AND t.deposit_reference = ANY(${depositReferences}::text[])
-        AND t.source = 'refund' ORDER BY t.created_at DESC, t.id DESC`.pipe(Effect.orDie)
+    const refundsOfMany = (scope: Scope, depositReferences: ReadonlyArray<string>) => refundsOfDeposits(sql, scope, depositReferences).pipe(Effect.orDie)
 
     const refundsOf = (scope: Scope, depositReference: string) => refundsOfMany(scope, [depositReference])
 
