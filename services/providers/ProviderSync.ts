@@ -9,6 +9,16 @@ import { eventOf } from "./InboundCredit.js"
 import { accountNumberOf } from "./ProviderCredits.js"
 import { Providers } from "./Providers.js"
 import { outageLog } from "../../src/OutageLog.js"
+import { keyList } from "../../src/db/KeyProbe.js"
+
+/**
+ * Which of a provider's references the scope's inbox already holds: one probe of the inbox's key per reference
+ * (src/db/KeyProbe.ts), however many deposits the tenant has taken.
+ */
+export const inboxHas = (sql: SqlClient.SqlClient, scope: Scope, provider: string, references: ReadonlyArray<string>) =>
+  sql<{ providerReference: string }>`SELECT x.provider_reference FROM ${keyList(sql, references)} CROSS JOIN LATERAL (
+    SELECT provider_reference FROM inbound_events
+    WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND provider = ${provider} AND provider_reference = k.key OFFSET 0) x`
 
 export interface SyncResult {
   /** Credits the provider listed in the window. */
@@ -44,8 +54,7 @@ export class ProviderSync extends Effect.Service<ProviderSync>()("services/provi
       const listed = yield* connected.adapter.listCredits(from, to)
       const references = [...new Set(listed.map((l) => l.reference))]
       // Only what the inbox lacks is fetched in detail (a call each at Monnify) and inserted.
-      const have = references.length === 0 ? [] : yield* sql<{ providerReference: string }>`SELECT provider_reference FROM inbound_events
-        WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND provider = ${c.provider} AND provider_reference = ANY(${references}::text[])`.pipe(Effect.orDie)
+      const have = references.length === 0 ? [] : yield* inboxHas(sql, scope, c.provider, references).pipe(Effect.orDie)
       const known = new Set(have.map((h) => h.providerReference))
       const { merchantId } = yield* tenants.providerFor(scope.tenantId, scope.mode).pipe(Effect.orDie)
       const rows = []

@@ -3,6 +3,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { transactionsOf } from "../../services/deposits/Transactions.js"
 import { entriesSumsOf } from "../../services/ledger/LedgerStore.js"
+import { inboxHas } from "../../services/providers/ProviderSync.js"
 import { holdsOf } from "../../services/transfers/HoldStore.js"
 import { refundsOfDeposits } from "../../services/transfers/TransferStore.js"
 import type { Scope } from "../../src/domain/Mode.js"
@@ -37,7 +38,8 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("lookups o
         SELECT id, reference, virtual_account_id FROM transactions WHERE tenant_id = ${t.tenantId}`
       const va = deposit!.virtualAccountId
 
-      // The tenant's rows under many keys: 400 more deposits (copies of that one), 400 holds, 400 refunds, 800 entries.
+      // The tenant's rows under many keys: 400 more deposits (copies of that one), 400 holds, 400 refunds, 800 entries,
+      // 400 more inbox rows.
       const [cols] = yield* sql<{ list: string }>`SELECT string_agg(quote_ident(column_name), ', ' ORDER BY ordinal_position) AS list
         FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'transactions' AND column_name NOT IN ('id', 'reference')`
       yield* sql.unsafe(`INSERT INTO transactions (${cols!.list}, reference)
@@ -51,6 +53,10 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("lookups o
       yield* sql`INSERT INTO ledger_entries (tenant_id, mode, journal_id, account, amount_kobo)
         SELECT ${t.tenantId}, 'test', 'seeded:' || g, a.account, a.amount FROM generate_series(1, 400) AS g,
           LATERAL (VALUES ('customer_funds:acc-' || (g % 100), -g::bigint), ('provider_clearing', g::bigint)) AS a(account, amount)`
+      yield* sql`INSERT INTO inbound_events (tenant_id, mode, provider, provider_reference, kind, account_number, payload)
+        SELECT tenant_id, mode, provider, provider_reference || '-' || g, kind, account_number, payload FROM inbound_events, generate_series(1, 400) AS g
+        WHERE tenant_id = ${t.tenantId}`
+      yield* sql`ANALYZE inbound_events`
       yield* sql`ANALYZE transactions`
       yield* sql`ANALYZE holds`
       yield* sql`ANALYZE transfers`
@@ -71,6 +77,11 @@ layer(makeTestApp(), { timeout: 120_000, excludeTestServices: true })("lookups o
       // copy-3 and copy-7: refunds 3, 203 and 7, 207; copy-250 has none (g % 200 < 200). Newest first: one statement
       // made them all at one created_at, so by id, descending.
       expect(refunds.map((r) => r.merchantTxRef)).toEqual(["refund-7", "refund-3", "refund-207", "refund-203"])
+
+      const [inbound] = yield* sql<{ provider: string; providerReference: string }>`SELECT provider, provider_reference FROM inbound_events WHERE tenant_id = ${t.tenantId}`
+      const listed = [inbound!.providerReference, "not-seen-1", inbound!.providerReference, "not-seen-2"]
+      keyProbe(yield* genericPlan(inboxHas(sql, scope, inbound!.provider, listed)), "inbound_events_tenant_id_mode_provider_provider_reference_key", "provider_reference")
+      expect((yield* inboxHas(sql, scope, inbound!.provider, listed)).map((r) => r.providerReference)).toEqual([inbound!.providerReference])
 
       const accounts = ["customer_funds:acc-1", "customer_funds:acc-2", "customer_funds:acc-1", "customer_funds:none"]
       keyProbe(yield* genericPlan(entriesSumsOf(sql, scope, accounts)), "ledger_entries_account_idx", "account")
