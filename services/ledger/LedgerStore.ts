@@ -14,10 +14,6 @@ const LEG_COLUMNS: ReadonlyArray<Column<{ readonly journal: Journal; readonly le
 ]
 
 /**
- * The SQL of the ledger (`ledger_entries`, `ledger_balances`, the tenant's receivable flag): one function per statement,
- * each run in the caller's transaction. What to post and which balance row moves by how much is decided in Ledger.ts.
- */
-/**
  * The sum of each account's entries (debits positive), a row per account that has entries: one probe of the account
  * index per account (src/db/KeyProbe.ts), however many entries the tenant's other accounts have.
  */
@@ -26,6 +22,10 @@ export const entriesSumsOf = (sql: SqlClient.SqlClient, scope: Scope, accounts: 
       SELECT sum(amount_kobo)::bigint AS balance FROM ledger_entries WHERE tenant_id = ${scope.tenantId} AND mode = ${scope.mode} AND account = k.key) s
     WHERE s.balance IS NOT NULL`
 
+/**
+ * The SQL of the ledger (`ledger_entries`, `ledger_balances`, the tenant's receivable flag): one function per statement,
+ * each run in the caller's transaction. What to post and which balance row moves by how much is decided in Ledger.ts.
+ */
 export const makeLedgerStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const STRIPES = Array.from({ length: AVAILABLE_STRIPES }, (_, n) => GuardedBalance.availableStripe(n))

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { keyList } from "../../src/db/KeyProbe.js"
 import { Effect } from "effect"
+import { keyList } from "../../src/db/KeyProbe.js"
 import type { Transfer } from "../../src/contract/Transfers.js"
 import type { Scope } from "../../src/domain/Mode.js"
 import type { TransferSource, TransferStatus } from "../../src/domain/MoneyOut.js"

@@ -8,7 +8,6 @@ export interface PlanNode {
   readonly "Relation Name"?: string
   readonly "Index Name"?: string
   readonly "Index Cond"?: string
-  readonly Filter?: string
   readonly "Actual Rows"?: number
   readonly "Actual Loops"?: number
   readonly Plans?: ReadonlyArray<PlanNode>
