@@ -28,6 +28,7 @@ import m0026 from "./0026_transaction_account_key.js"
 import m0027 from "./0027_automation_runs_hot_completion.js"
 import m0028 from "./0028_inbox_reconciled_hot.js"
 import m0029 from "./0029_insights_record_on_change.js"
+import m0030 from "./0030_automation_foreign_keys.js"
 
 /** Forward-only, numbered; never edit one that has landed. Loaded by Migrator.fromRecord. */
 export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = {
@@ -59,5 +60,6 @@ export const migrations: Record<string, Effect.Effect<unknown, unknown, any>> = 
   "0026_transaction_account_key": m0026,
   "0027_automation_runs_hot_completion": m0027,
   "0028_inbox_reconciled_hot": m0028,
-  "0029_insights_record_on_change": m0029
+  "0029_insights_record_on_change": m0029,
+  "0030_automation_foreign_keys": m0030
 }

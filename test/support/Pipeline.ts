@@ -136,9 +136,9 @@ export const assertLedgerInvariant = Effect.gen(function* () {
   const unbalanced = yield* sql<{ journalId: string }>`
     SELECT tenant_id, mode, journal_id FROM ledger_entries GROUP BY tenant_id, mode, journal_id HAVING sum(amount_kobo) <> 0`
   if (unbalanced.length > 0) return yield* fail("unbalanced journals", unbalanced)
-  // The deposit path's rows name a tenant, an inbox row and an account that exist: migrations 0025 and 0026 left these
-  // to the write path (no foreign key), which takes them from rows it read (and, for the account, locked) in the same
-  // transaction.
+  // The deposit path's rows name a tenant, an inbox row and an account that exist, and the automation path's runs and
+  // holds a tenant and an account: migrations 0025, 0026 and 0030 left these to the write path (no foreign key), which
+  // takes them from rows it read (and, for the account, locked) in the same transaction.
   const orphans = yield* sql<{ what: string; id: string }>`
     SELECT 'transaction without its tenant' AS what, t.reference AS id FROM transactions t WHERE NOT EXISTS (SELECT 1 FROM tenants x WHERE x.id = t.tenant_id)
     UNION ALL
@@ -147,7 +147,13 @@ export const assertLedgerInvariant = Effect.gen(function* () {
     SELECT 'inbox row without its tenant', i.id::text FROM inbound_events i WHERE NOT EXISTS (SELECT 1 FROM tenants x WHERE x.id = i.tenant_id)
     UNION ALL
     SELECT 'transaction without its account', t.reference FROM transactions t
-    WHERE t.virtual_account_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM virtual_accounts v WHERE v.id = t.virtual_account_id)`
+    WHERE t.virtual_account_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM virtual_accounts v WHERE v.id = t.virtual_account_id)
+    UNION ALL
+    SELECT 'automation run without its tenant', r.id FROM automation_runs r WHERE NOT EXISTS (SELECT 1 FROM tenants x WHERE x.id = r.tenant_id)
+    UNION ALL
+    SELECT 'hold without its tenant', h.reference FROM holds h WHERE NOT EXISTS (SELECT 1 FROM tenants x WHERE x.id = h.tenant_id)
+    UNION ALL
+    SELECT 'hold without its account', h.reference FROM holds h WHERE NOT EXISTS (SELECT 1 FROM virtual_accounts v WHERE v.id = h.virtual_account_id)`
   if (orphans.length > 0) return yield* fail("rows that name a tenant, an inbox row or an account that does not exist", orphans)
   const accounts = yield* sql<{ account: string }>`SELECT DISTINCT account FROM ledger_entries`
   const outside = accounts.filter((a) => familyOf(a.account) === undefined)
