@@ -43,20 +43,40 @@ export interface EventFacts {
   readonly riskScore: number | null
   readonly amountKobo: number | null
   readonly status: string | null
+  /** The deposit's account as the deposit left it (`x.expected_kobo`, `x.overpayment_kobo`, `x.deficit_kobo`): NULL without one. */
+  readonly expectedKobo: number | null
+  readonly overpaymentKobo: number | null
+  readonly deficitKobo: number | null
 }
 
-const NO_FACTS: EventFacts = { riskScore: null, amountKobo: null, status: null }
+const NO_FACTS: EventFacts = { riskScore: null, amountKobo: null, status: null, expectedKobo: null, overpaymentKobo: null, deficitKobo: null }
 
 /** The facts of one staged event (`EventFacts`). */
 export const factsOf = (event: OutboxEvent): EventFacts => {
   if (event.type !== "deposit.reconciled") return NO_FACTS
   const t = event.data.transaction
-  return { riskScore: t.riskScore, amountKobo: t.amountKobo, status: t.status }
+  const a = event.data.account
+  return {
+    riskScore: t.riskScore, amountKobo: t.amountKobo, status: t.status,
+    expectedKobo: a?.expectedAmountKobo ?? null, overpaymentKobo: a?.overpayment ?? null, deficitKobo: a?.deficit ?? null
+  }
 }
 
-/** A field of a deposit event's transaction, as the staging statement's facts give it (`EventFacts`). */
-const depositField = (name: "riskScore" | "amountKobo" | "status") =>
-  name === "status" ? "x.status" : name === "riskScore" ? "x.risk_score" : "x.amount_kobo"
+/** A field of a deposit event, as the staging statement's facts give it (`EventFacts`). */
+const depositField = (name: keyof EventFacts) =>
+  ({ riskScore: "x.risk_score", amountKobo: "x.amount_kobo", status: "x.status", expectedKobo: "x.expected_kobo", overpaymentKobo: "x.overpayment_kobo", deficitKobo: "x.deficit_kobo" })[name]
+
+/**
+ * NECESSARY conditions of src/domain/Automation.ts's triggers on a deposit's facts (`depositFactsOf` in
+ * services/automation/DepositFacts.ts: surplus = min(amount, overpayment) when credited with an expected amount;
+ * deficit after = the account's deficit): credited (`Completed`), an expected amount, and for overpaid a surplus, for
+ * underpaid a deficit, for fully paid none and not the whole deposit surplus. A NULL (no account) is false: a deposit
+ * without an account fires nothing.
+ */
+const credited = `${depositField("status")} = 'Completed' AND ${depositField("expectedKobo")} IS NOT NULL`
+const OVERPAID = `(${credited} AND ${depositField("overpaymentKobo")} > 0)`
+const UNDERPAID = `(${credited} AND ${depositField("deficitKobo")} > 0)`
+const FULLY_PAID = `(${credited} AND ${depositField("deficitKobo")} = 0 AND ${depositField("overpaymentKobo")} < ${depositField("amountKobo")})`
 
 /** The rules and flows planner: which of a tenant's rules and flows each deposit fires (services/automation). */
 export const AUTOMATION: Subscription = {
@@ -64,16 +84,20 @@ export const AUTOMATION: Subscription = {
   eventTypes: ["deposit.reconciled"],
   // Only a deposit that one of the tenant's money rules or enabled payment flows in the mode might fire (both probes on
   // the tenant indexes). Each clause is a NECESSARY condition of src/domain/Automation.ts's `ruleFires` / `flowFires`,
-  // on what the event carries: a HighRisk rule's minimum risk score; a flow's minimum risk score and amount, and a
-  // high-risk flow without a score fires only for a deposit held for review. Every other trigger counts as interested
-  // (the planner decides). A tenant whose only rule is "flag the risky ones" then costs the planner nothing for the
-  // deposits that are not (issue 33: the bench's light workload).
+  // on what the event carries: a HighRisk rule's minimum risk score; an overpaid, underpaid or fully-paid trigger's
+  // figures (OVERPAID, UNDERPAID, FULLY_PAID); a flow's minimum risk score and amount, and a high-risk flow without a
+  // score fires only for a deposit held for review. AnyDeposit and deposit count as interested (the planner decides). A
+  // tenant whose only rule is "flag the risky ones" or "hold an overpayment" then costs the planner nothing for the
+  // deposits that are not (issue 33: the bench's light and heavy workloads). test/outbox/Interest.test.ts checks, on
+  // random configurations and deposits, that every deposit `planFirings` would fire gets a planner row.
   interestedWhen: `EXISTS (SELECT 1 FROM money_rules r WHERE r.tenant_id = o.tenant_id AND r.mode = o.mode
-      AND (r.trigger <> 'HighRisk' OR ${depositField("riskScore")} >= r.min_risk_score))
+      AND CASE r.trigger WHEN 'HighRisk' THEN ${depositField("riskScore")} >= r.min_risk_score WHEN 'Overpaid' THEN ${OVERPAID}
+        WHEN 'Underpaid' THEN ${UNDERPAID} ELSE true END)
     OR EXISTS (SELECT 1 FROM payment_flows f WHERE f.tenant_id = o.tenant_id AND f.mode = o.mode AND f.enabled
       AND (f.min_risk_score IS NULL OR ${depositField("riskScore")} >= f.min_risk_score)
       AND (f.min_amount_kobo IS NULL OR ${depositField("amountKobo")} >= f.min_amount_kobo)
-      AND (f.trigger <> 'high-risk' OR f.min_risk_score IS NOT NULL OR ${depositField("status")} <> 'Completed'))`
+      AND CASE f.trigger WHEN 'high-risk' THEN f.min_risk_score IS NOT NULL OR ${depositField("status")} <> 'Completed'
+        WHEN 'overpaid' THEN ${OVERPAID} WHEN 'underpaid' THEN ${UNDERPAID} WHEN 'fully-paid' THEN ${FULLY_PAID} ELSE true END)`
 }
 /** The rules and flows actor: each fired rule or flow on its own, so one that keeps failing holds back no other. */
 export const AUTOMATION_FIRED = "internal.automation.fired" as const

@@ -19,23 +19,27 @@ import { call, makeTestApp } from "../support/TestApp.js"
  * `Outbox.stage` (services/deposits/HotPath.ts).
  */
 
-/** What the automation consumer's interest reads of a deposit event (a risky one unless told). */
+/** What the automation consumer's interest reads of a deposit event (a risky one unless told; no account unless told). */
 interface Facts {
   readonly riskScore: number
   readonly amountKobo: number
   readonly status: "Completed" | "PendingReview"
+  /** The account as the deposit left it. */
+  readonly account?: { readonly expectedAmountKobo: number | null; readonly overpayment: number; readonly deficit: number } | null
 }
 const RISKY: Facts = { riskScore: 80, amountKobo: 10_000, status: "Completed" }
 
-const deposit = (tenantId: string, mode: Mode, accountRef: string, facts: Facts = RISKY) =>
-  Effect.flatMap(Outbox, (outbox) =>
+const deposit = (tenantId: string, mode: Mode, accountRef: string, facts: Facts = RISKY) => {
+  const { account = null, ...transaction } = facts
+  return Effect.flatMap(Outbox, (outbox) =>
     outbox.stage([{
       tenantId, mode, subjectKey: accountRef, type: "transaction.reviewed",
-      data: { transaction: { reference: `ref-${accountRef}`, ...facts }, account: null } as never
+      data: { transaction: { reference: `ref-${accountRef}`, ...transaction }, account } as never
     }, {
       tenantId, mode, subjectKey: accountRef, type: "deposit.reconciled",
-      data: { transaction: { reference: `ref-${accountRef}`, ...facts }, account: null, risk: { score: facts.riskScore, reasons: [] } } as never
+      data: { transaction: { reference: `ref-${accountRef}`, ...transaction }, account, risk: { score: facts.riskScore, reasons: [] } } as never
     }]))
+}
 
 /** The consumers with a pending row for each staged event, by event type. */
 const consumersOf = (events: ReadonlyArray<{ readonly id: string; readonly type: string }>) =>
@@ -121,8 +125,22 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000, excludeTestServices: t
       expect(yield* automationFor(t, calm)).toBe(false)
       expect(yield* automationFor(t, { ...calm, riskScore: 59 })).toBe(false)
       expect(yield* automationFor(t, { ...calm, riskScore: 60 })).toBe(true)
-      // Any other rule trigger: every deposit (the planner decides).
-      expectStatus(yield* call("POST", "/api/v1/rules", { token: t.token, json: { trigger: "Overpaid", action: "Notify" } }), 201)
+      // An Overpaid rule: a credited deposit that left its account with an expected amount overpaid; not one without an
+      // account, without an expected amount, awaiting review, or that left nothing over.
+      const o = yield* testTenant
+      expectStatus(yield* call("POST", "/api/v1/rules", { token: o.token, json: { trigger: "Overpaid", action: "Notify" } }), 201)
+      const over = { expectedAmountKobo: 5_000, overpayment: 500, deficit: 0 }
+      expect(yield* automationFor(o, calm)).toBe(false)
+      expect(yield* automationFor(o, { ...calm, account: { ...over, overpayment: 0 } })).toBe(false)
+      expect(yield* automationFor(o, { ...calm, account: { ...over, expectedAmountKobo: null } })).toBe(false)
+      expect(yield* automationFor(o, { ...calm, status: "PendingReview", account: over })).toBe(false)
+      expect(yield* automationFor(o, { ...calm, account: over })).toBe(true)
+      // An Underpaid rule beside it: also a credited deposit that left a deficit.
+      expectStatus(yield* call("POST", "/api/v1/rules", { token: o.token, json: { trigger: "Underpaid", action: "Notify" } }), 201)
+      expect(yield* automationFor(o, { ...calm, account: { expectedAmountKobo: 5_000, overpayment: 0, deficit: 0 } })).toBe(false)
+      expect(yield* automationFor(o, { ...calm, account: { expectedAmountKobo: 5_000, overpayment: 0, deficit: 100 } })).toBe(true)
+      // AnyDeposit: every deposit (the planner decides).
+      expectStatus(yield* call("POST", "/api/v1/rules", { token: t.token, json: { trigger: "AnyDeposit", action: "Notify" } }), 201)
       expect(yield* automationFor(t, calm)).toBe(true)
 
       // Flows: a high-risk flow without a score fires only for a deposit held for review; a minimum amount gates every flow.
@@ -137,6 +155,11 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000, excludeTestServices: t
       yield* sql`UPDATE payment_flows SET min_amount_kobo = NULL, min_risk_score = 30 WHERE tenant_id = ${f.tenantId}`.pipe(Effect.orDie)
       expect(yield* automationFor(f, calm)).toBe(false)
       expect(yield* automationFor(f, { ...calm, riskScore: 30 })).toBe(true)
+      // A fully-paid flow: the deposit that left nothing owed, not all of it surplus.
+      yield* sql`UPDATE payment_flows SET trigger = 'fully-paid', min_risk_score = NULL WHERE tenant_id = ${f.tenantId}`.pipe(Effect.orDie)
+      expect(yield* automationFor(f, { ...calm, account: { expectedAmountKobo: 5_000, overpayment: 0, deficit: 100 } })).toBe(false)
+      expect(yield* automationFor(f, { ...calm, account: { expectedAmountKobo: 5_000, overpayment: 10_000, deficit: 0 } })).toBe(false)
+      expect(yield* automationFor(f, { ...calm, account: { expectedAmountKobo: 5_000, overpayment: 200, deficit: 0 } })).toBe(true)
     }))
 
   it.effect("whatever the rules, flows and deposit, one that planFirings would fire always gets a planner row (random configurations)", () =>
@@ -154,13 +177,18 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000, excludeTestServices: t
         trigger: fc.constantFrom(...FLOW_TRIGGERS), minAmountKobo: fc.option(amount, { nil: null }),
         minRiskScore: fc.option(score, { nil: null }), enabled: fc.boolean()
       })
+      // An account with an expected amount is either owed something or overpaid by something (or neither), never both;
+      // one without has neither. Overpayments often on the deposit's amount (the fully-paid edge).
       const facts = fc.record({
         riskScore: score, amountKobo: amount, credited: fc.boolean(),
-        expected: fc.option(fc.integer({ min: 1, max: 200_000 }), { nil: null }), overpayment: fc.integer({ min: 0, max: 100_000 }),
-        deficit: fc.integer({ min: 0, max: 100_000 })
-      })
+        expected: fc.option(fc.integer({ min: 1, max: 200_000 }), { nil: null }),
+        balance: fc.oneof(fc.constantFrom(-1, 0, 1, 9_999, 10_000, 50_000), fc.integer({ min: -100_000, max: 100_000 }))
+      }).map(({ balance, ...d }) => ({
+        ...d, overpayment: d.expected === null ? 0 : Math.max(0, balance), deficit: d.expected === null ? 0 : Math.max(0, -balance)
+      }))
       const cases = fc.sample(fc.record({ rules: fc.array(rule, { maxLength: 2 }), flows: fc.array(flow, { maxLength: 2 }), deposits: fc.array(facts, { minLength: 1, maxLength: 6 }) }), { numRuns: 150, seed: 33 })
       let fired = 0
+      let spared = 0
       for (const [k, c] of cases.entries()) {
         yield* sql`DELETE FROM money_rules WHERE tenant_id = ${t.tenantId}`.pipe(Effect.orDie)
         yield* sql`DELETE FROM payment_flows WHERE tenant_id = ${t.tenantId}`.pipe(Effect.orDie)
@@ -182,15 +210,18 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000, excludeTestServices: t
             expectedAmountKobo: d.expected, surplusKobo: d.credited && d.expected !== null ? Math.min(d.amountKobo, d.overpayment) : 0,
             deficitAfterKobo: d.expected === null ? 0 : d.deficit
           })
-          const interested = (yield* consumersOf(yield* deposit(t.tenantId, "test", "p-a", { riskScore: d.riskScore, amountKobo: d.amountKobo, status })))["deposit.reconciled"]!
+          const account = d.expected === null && d.overpayment === 0 && d.deficit === 0 ? null : { expectedAmountKobo: d.expected, overpayment: d.overpayment, deficit: d.deficit }
+          const interested = (yield* consumersOf(yield* deposit(t.tenantId, "test", "p-a", { riskScore: d.riskScore, amountKobo: d.amountKobo, status, account })))["deposit.reconciled"]!
             .includes("automation")
+          if (!interested) spared++
           if (plan.length > 0) {
             fired++
             expect(interested, `fires ${plan.map((p) => p.sourceName).join(", ")} for ${JSON.stringify(d)} with ${JSON.stringify(c)}`).toBe(true)
           }
         }
       }
-      // The sample exercises firing at all (not only configurations that never fire).
+      // The sample exercises firing at all (not only configurations that never fire), and the conditions spare some.
       expect(fired).toBeGreaterThan(10)
+      expect(spared).toBeGreaterThan(10)
     }))
 })
