@@ -73,10 +73,10 @@ const depositField = (name: keyof EventFacts) =>
  * underpaid a deficit, for fully paid none and not the whole deposit surplus. A NULL (no account) is false: a deposit
  * without an account fires nothing.
  */
-const credited = `${depositField("status")} = 'Completed' AND ${depositField("expectedKobo")} IS NOT NULL`
-const OVERPAID = `(${credited} AND ${depositField("overpaymentKobo")} > 0)`
-const UNDERPAID = `(${credited} AND ${depositField("deficitKobo")} > 0)`
-const FULLY_PAID = `(${credited} AND ${depositField("deficitKobo")} = 0 AND ${depositField("overpaymentKobo")} < ${depositField("amountKobo")})`
+const CREDITED = `${depositField("status")} = 'Completed' AND ${depositField("expectedKobo")} IS NOT NULL`
+const OVERPAID = `(${CREDITED} AND ${depositField("overpaymentKobo")} > 0)`
+const UNDERPAID = `(${CREDITED} AND ${depositField("deficitKobo")} > 0)`
+const FULLY_PAID = `(${CREDITED} AND ${depositField("deficitKobo")} = 0 AND ${depositField("overpaymentKobo")} < ${depositField("amountKobo")})`
 
 /** The rules and flows planner: which of a tenant's rules and flows each deposit fires (services/automation). */
 export const AUTOMATION: Subscription = {
