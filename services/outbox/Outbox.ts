@@ -4,7 +4,7 @@ import type { EventEnvelope, OutboxEvent } from "../../src/contract/Events.js"
 import type { Mode } from "../../src/domain/Mode.js"
 import { type Column, bulkInsert } from "../../src/db/BulkInsert.js"
 import { newId } from "../../src/domain/Ids.js"
-import { ConsumerRegistry, factsOf, interestJoin, interestValues } from "./Registry.js"
+import { ConsumerRegistry, FACTS_RECORD, factsOf, factsRow, interestJoin, interestValues } from "./Registry.js"
 import { OutboxWakeups } from "./Wakeups.js"
 import { notifyOtherProcesses, stagesForOthers } from "./CrossProcessWakeups.js"
 import { AppConfigTag } from "../../src/Config.js"
@@ -23,17 +23,10 @@ export type StagedEvent = {
 
 /** The `EventFacts` of the events that have some, as the JSON array the staging statement reads them from. */
 const factsJson = (events: ReadonlyArray<StagedEvent>, envelopes: ReadonlyArray<{ readonly envelope: EventEnvelope }>): string => {
-  const rows: Array<{
-    event_id: string; risk_score: number | null; amount_kobo: number | null; status: string | null
-    expected_kobo: number | null; overpayment_kobo: number | null; deficit_kobo: number | null
-  }> = []
+  const rows: Array<Record<string, string | number | null>> = []
   for (let i = 0; i < events.length; i++) {
-    const f = factsOf(events[i]!)
-    if (f.riskScore === null && f.amountKobo === null && f.status === null) continue
-    rows.push({
-      event_id: envelopes[i]!.envelope.id, risk_score: f.riskScore, amount_kobo: f.amountKobo, status: f.status,
-      expected_kobo: f.expectedKobo, overpayment_kobo: f.overpaymentKobo, deficit_kobo: f.deficitKobo
-    })
+    const row = factsRow(envelopes[i]!.envelope.id, factsOf(events[i]!))
+    if (row !== undefined) rows.push(row)
   }
   return JSON.stringify(rows)
 }
@@ -87,8 +80,7 @@ export class Outbox extends Effect.Service<Outbox>()("services/Outbox", {
         // The deposits' facts beside their rows (`EventFacts`, Registry.ts), so no consumer's condition parses an envelope.
         insertPending: (from: string) =>
           sql`INSERT INTO outbox_pending (consumer, outbox_id) SELECT c.consumer, o.id FROM ${sql(from)} o
-            LEFT JOIN json_to_recordset(${factsJson(events, envelopes)}::json) AS x(event_id text, risk_score int8, amount_kobo int8, status text,
-              expected_kobo int8, overpayment_kobo int8, deficit_kobo int8)
+            LEFT JOIN json_to_recordset(${factsJson(events, envelopes)}::json) AS ${sql.literal(FACTS_RECORD)}
               ON x.event_id = o.event_id
             JOIN ${interests} AS c(consumer, event_type) ON ${join}`
       }

@@ -33,8 +33,8 @@ export interface Subscription {
 export { INTERNAL_PREFIX, isInternalEvent } from "../../src/contract/Events.js"
 
 /**
- * What an `interestedWhen` may read of an event besides its outbox row, as `x.risk_score`, `x.amount_kobo` and
- * `x.status`: a deposit event's transaction fields, NULL for any other event. The staging statement takes them from
+ * What an `interestedWhen` may read of an event besides its outbox row, as `x.<column>` (FACT_COLUMNS): a deposit
+ * event's transaction and account figures, NULL for any other event. The staging statement takes them from
  * the events it stages (`factsOf`), beside the envelopes, so no condition parses an envelope. Reading them from the
  * staged `json` envelope (`o.envelope #>> ...`) parsed the whole 1 KB envelope per field read, about 9 us each, up to
  * four times per deposit, in the reconciler's transaction while it holds the accounts' rows (issue 33).
@@ -62,9 +62,26 @@ export const factsOf = (event: OutboxEvent): EventFacts => {
   }
 }
 
+/** Each fact's column in the staging statement's facts (`x`), and its type: the one list the statement and the conditions read. */
+const FACT_COLUMNS: { readonly [K in keyof EventFacts]: readonly [column: string, type: "int8" | "text"] } = {
+  riskScore: ["risk_score", "int8"], amountKobo: ["amount_kobo", "int8"], status: ["status", "text"],
+  expectedKobo: ["expected_kobo", "int8"], overpaymentKobo: ["overpayment_kobo", "int8"], deficitKobo: ["deficit_kobo", "int8"]
+}
+const FACT_KEYS = Object.keys(FACT_COLUMNS) as ReadonlyArray<keyof EventFacts>
+
+/** The staging statement's `json_to_recordset(...) AS <this>`: the facts' row, keyed by the staged event's id. */
+export const FACTS_RECORD = `x(event_id text, ${FACT_KEYS.map((k) => FACT_COLUMNS[k].join(" ")).join(", ")})`
+
+/** One event's facts as a row of that recordset; undefined for an event without any (not a deposit). */
+export const factsRow = (eventId: string, f: EventFacts): Record<string, string | number | null> | undefined => {
+  if (f.riskScore === null && f.amountKobo === null && f.status === null) return undefined
+  const row: Record<string, string | number | null> = { event_id: eventId }
+  for (const k of FACT_KEYS) row[FACT_COLUMNS[k][0]] = f[k]
+  return row
+}
+
 /** A field of a deposit event, as the staging statement's facts give it (`EventFacts`). */
-const depositField = (name: keyof EventFacts) =>
-  ({ riskScore: "x.risk_score", amountKobo: "x.amount_kobo", status: "x.status", expectedKobo: "x.expected_kobo", overpaymentKobo: "x.overpayment_kobo", deficitKobo: "x.deficit_kobo" })[name]
+const depositField = (name: keyof EventFacts) => `x.${FACT_COLUMNS[name][0]}`
 
 /**
  * NECESSARY conditions of src/domain/Automation.ts's triggers on a deposit's facts (`depositFactsOf` in
