@@ -211,19 +211,30 @@ const reconcilerConsumers = (natsPrefix: string) =>
         const stream = streamNames({ prefix: natsPrefix }).deposits
         let deliveries = 0
         let waiting = 0
+        const byName = new Map<string, number>()
         for await (const ci of jsm.consumers.list(stream)) {
           if (ci.name !== RECONCILER_DURABLE && !ci.name.startsWith(`${RECONCILER_DURABLE}-p`)) continue
           deliveries += ci.delivered.consumer_seq
           waiting += ci.num_waiting
+          byName.set(ci.name, ci.delivered.consumer_seq)
         }
-        return { deliveries, waiting, messages: (await jsm.streams.info(stream)).state.messages }
+        return { deliveries, waiting, byName, messages: (await jsm.streams.info(stream)).state.messages }
       })
     ).pipe(Effect.provide(NatsLive(NATS_URL, "collections-bench")))
   )
 
-/** The reconciler consumers' deliveries: how many messages, and how many deliveries beyond one per message. */
-const consumerDeliveries = (natsPrefix: string) =>
-  reconcilerConsumers(natsPrefix).then((c) => ({ messages: c.messages, redeliveries: c.deliveries - c.messages }))
+/**
+ * The reconciler consumers' deliveries: how many messages, and how many deliveries beyond one per message. A consumer
+ * of an ownership that ended (a killed worker's partitions taken over) is deleted with its count, so `seen` keeps each
+ * consumer's last count from earlier readings (`watchDeliveries`); `atLeast` says one had gone, so deliveries it made
+ * after its last reading are missing from the figure.
+ */
+const consumerDeliveries = (natsPrefix: string, seen: Map<string, number> = new Map()) =>
+  reconcilerConsumers(natsPrefix).then((c) => {
+    for (const [name, n] of c.byName) seen.set(name, Math.max(n, seen.get(name) ?? 0))
+    const deliveries = [...seen.values()].reduce((a, b) => a + b, 0)
+    return { messages: c.messages, redeliveries: deliveries - c.messages, atLeast: [...seen.keys()].some((name) => !c.byName.has(name)) }
+  })
 
 /** Pull requests the reconciler consumers have waiting: above 0 once a reconciler is pulling. */
 const consumerWaiting = (natsPrefix: string) => reconcilerConsumers(natsPrefix).then((c) => c.waiting)
@@ -280,11 +291,23 @@ const threadSplit = (pid: number, before: ReadonlyMap<number, number>, after: Re
 }
 
 /**
+ * A worker's CPU read just before the bench kills it (`--kill-worker-after`): once it is gone /proc has nothing, so
+ * the figures after the run use this reading for it instead of counting it as 0 (which made its share negative).
+ */
+interface KillReading {
+  readonly cpu: number
+  readonly threads: ReadonlyMap<number, number>
+}
+
+/**
  * CPU per deposit over the middle half of a run: snapshots (every thread of the service's processes, every process on
  * the machine) when a quarter and when three quarters of the deposits are reconciled, polled every 250 ms. `stop`
  * answers the figures, or undefined when the run never got to three quarters.
  */
-const middleHalfSampler = (count: () => Promise<number>, roughCount: () => Promise<number>, total: number, pids: ReadonlyArray<number | undefined>) => {
+const middleHalfSampler = (
+  count: () => Promise<number>, roughCount: () => Promise<number>, total: number, pids: ReadonlyArray<number | undefined>,
+  killed: ReadonlyMap<number, KillReading>
+) => {
   type Snapshot = { readonly n: number; readonly atMs: number; readonly threads: ReadonlyArray<Map<number, number>>; readonly processes: ReturnType<typeof processCpu> }
   // The CPU counters at once, then the exact count: `count()` is a scan of the transactions (about 20 ms of Postgres CPU
   // at 20,000 rows), so it runs only twice; the polling reads the cheap `roughCount()` (a probe of the primary key).
@@ -315,17 +338,20 @@ const middleHalfSampler = (count: () => Promise<number>, roughCount: () => Promi
       let main = 0
       let reconciler = 0
       let rest = 0
+      // A worker killed before the window contributes nothing (its reading at the kill on both sides), one killed within
+      // it what it used until the kill.
+      const threadsOf = (snap: Snapshot, i: number) => (snap.threads[i]!.size === 0 ? killed.get(i)?.threads : undefined) ?? snap.threads[i]!
       pids.forEach((pid, i) => {
         if (pid === undefined) return
-        const t = threadSplit(pid, first!.threads[i]!, last!.threads[i]!)
+        const t = threadSplit(pid, threadsOf(first!, i), threadsOf(last!, i))
         main += t.main
         reconciler += t.busiest
         rest += t.rest
       })
       const split = cpuSplit(first.processes, last.processes, pids, 0)
       return {
-        // A service process that ended within the window (a killed worker) left /proc, and its CPU with it.
-        incomplete: last.threads.some((t) => t.size === 0),
+        // A service process that ended within the window other than by the bench's kill left /proc, and its CPU with it.
+        incomplete: last.threads.some((t, i) => t.size === 0 && !killed.has(i)),
         from: first.n, to: last.n, depositsPerSecond: (n * 1000) / Math.max(1, last.atMs - first.atMs),
         serviceUs: us(main + reconciler + rest), mainUs: us(main), reconcilerUs: us(reconciler), restUs: us(rest),
         postgresUs: us(split.postgres), natsUs: us(split.nats)
@@ -604,6 +630,12 @@ const main = async (): Promise<number> => {
     // Transactions' ids come from a sequence: how far it has got is the count, give or take a batch that rolled back.
     const roughCount = () => probe.query<{ n: string | null }>(`SELECT max(id) - min(id) + 1 AS n FROM transactions`).then((r) => Number(r.rows[0]!.n ?? 0))
     let rssMb = 0
+    const killed = new Map<number, KillReading>()
+    /** A service process's CPU so far: a killed worker's as read at its kill. */
+    const cpuOf = (pid: number | undefined) => {
+      const i = pids.indexOf(pid)
+      return killed.get(i)?.cpu ?? cpuSeconds(pid)
+    }
     const cpuAtStart = sum(cpuSeconds)
     const cpuAtStartEach = pids.map(cpuSeconds)
     const threadsAtStart = pids.map(threadCpu)
@@ -616,16 +648,20 @@ const main = async (): Promise<number> => {
     const schedOfService = () => pids.map(schedSeconds).reduce((a, b) => ({ running: a.running + b.running, waiting: a.waiting + b.waiting }), { running: 0, waiting: 0 })
     const schedAtStart = schedOfService()
     const wallAtStart = Date.now()
+    // With several workers a consumer can go mid-run (consumerDeliveries): its count is read every 2 s while it lasts.
+    const deliveriesSeen = new Map<string, number>()
     const watch = setInterval(() => {
       rssMb = Math.max(rssMb, sum(peakRssMb))
       roughCount().then((n) => log(`reconciled ${n}/${plan.unique.length}`), () => undefined)
+      if (pids.length > 1) consumerDeliveries(natsPrefix, deliveriesSeen).catch(() => undefined)
     }, 2_000)
     // The middle half: CPU snapshots when a quarter and three quarters of the deposits are reconciled, so the figures
     // leave out the warm-up (V8 compiling the hot code, the first batches) and the drain at the end.
-    const middle = middleHalfSampler(count, roughCount, plan.unique.length, pids)
+    const middle = middleHalfSampler(count, roughCount, plan.unique.length, pids, killed)
     log(`sending ${plan.sends.length} webhooks (${plan.sends.length - plan.unique.length} repeats)`)
     const killer = opts.killWorkerAfter === undefined || services.length < 3 ? undefined : setTimeout(() => {
       log(`killing worker 1 (pid ${services[1]!.child.pid}) with SIGKILL, ${opts.killWorkerAfter} s after the first send`)
+      killed.set(1, { cpu: cpuSeconds(pids[1]), threads: threadCpu(pids[1]) })
       services[1]!.child.kill("SIGKILL")
     }, opts.killWorkerAfter * 1000)
     const sender = run(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "test", "bench", "sender.ts"), planFile, resultsFile], {
@@ -680,9 +716,11 @@ const main = async (): Promise<number> => {
     clearInterval(watch)
     const middleHalf = await middle.stop()
     rssMb = Math.max(rssMb, sum(peakRssMb))
-    const serviceCpu = sum(cpuSeconds) - cpuAtStart
+    const serviceCpu = sum(cpuOf) - cpuAtStart
     const machine = machineCpu()
     const split = cpuSplit(processesAtStart, processCpu(), pids, results.cpuSeconds)
+    // A killed worker is not in /proc any more: its CPU until the kill.
+    for (const [i, k] of killed) split.service += k.cpu - cpuAtStartEach[i]!
     const sockets = socketTraffic(socketsAtStart, socketCounts(pids), new Set([Number(new URL(started.baseUrl).port)]))
     const walAtEnd = await walAt()
     const wal = await walBytes(walAtStart, walAtEnd)
@@ -695,12 +733,13 @@ const main = async (): Promise<number> => {
       `(${Math.round((100 * busy) / Math.max(0.01, machine.total - machineAtStart.total))}%); per unique deposit: ` +
       Object.entries(split).map(([k, v]) => `${k} ${perDeposit(v)}`).join(", "))
     if (pids.length > 1) {
-      log(`service CPU per process: ${pids.map((pid, i) => `${opts.splitRoles ? (i === 0 ? "api" : `worker ${i}`) : pid} ${perDeposit(cpuSeconds(pid) - cpuAtStartEach[i]!)}`).join(", ")} per deposit`)
+      log(`service CPU per process: ${pids.map((pid, i) => `${opts.splitRoles ? (i === 0 ? "api" : `worker ${i}`) : pid}${killed.has(i) ? " (until killed)" : ""} ` +
+        perDeposit(cpuOf(pid) - cpuAtStartEach[i]!)).join(", ")} per deposit`)
     }
     pids.forEach((pid, i) => {
       if (pid === undefined) return
-      const t = threadSplit(pid, threadsAtStart[i]!, threadCpu(pid))
-      log(`service${pids.length > 1 ? ` ${opts.splitRoles ? (i === 0 ? "api" : `worker ${i}`) : pid}` : ""} CPU by thread: main ${perDeposit(t.main)}, ` +
+      const t = threadSplit(pid, threadsAtStart[i]!, killed.get(i)?.threads ?? threadCpu(pid))
+      log(`service${pids.length > 1 ? ` ${opts.splitRoles ? (i === 0 ? "api" : `worker ${i}`) : pid}` : ""}${killed.has(i) ? " (until killed)" : ""} CPU by thread: main ${perDeposit(t.main)}, ` +
         `busiest other (the reconciler's, when it has one) ${perDeposit(t.busiest)}, the rest (V8's GC and compiler threads, libuv) ${perDeposit(t.rest)} per deposit`)
     })
     // What the service said to each side, per deposit (the kernel's counters of its TCP connections, `ss -ti`): a
@@ -717,8 +756,9 @@ const main = async (): Promise<number> => {
     } else log("the middle half: not measured (the run ended before three quarters of the deposits were reconciled)")
     const sched = schedOfService()
     const wall = (Date.now() - wallAtStart) / 1000
-    await consumerDeliveries(natsPrefix).then(
-      (c) => log(`reconciler consumer: ${c.messages} messages delivered, ${c.redeliveries} redeliveries`),
+    await consumerDeliveries(natsPrefix, deliveriesSeen).then(
+      (c) => log(`reconciler consumer: ${c.messages} messages delivered, ${c.atLeast ? "at least " : ""}${c.redeliveries} redeliveries` +
+        (c.atLeast ? " (a consumer of an ownership that ended was deleted; its deliveries after its last reading, 2 s apart, are not counted)" : "")),
       (e: unknown) => log(`could not read the reconciler consumer: ${String(e)}`)
     )
 
