@@ -316,10 +316,13 @@ describe("the service process killed in the middle of money out", () => {
       const name = yield* Effect.promise(() => createScratchDatabase("moneycrash"))
       yield* Effect.addFinalizer(() => Effect.promise(() => dropScratchDatabase(name).catch(() => undefined)))
       const dbUrl = databaseUrl(name)
-      // The service's own money-out timings (services/transfers/Settings.ts reads them from the environment).
+      // The service's own money-out timings (services/transfers/Settings.ts reads them from the environment). The
+      // provider timeout must outlast the setup before the kill: a call that times out first is cancelled, its
+      // statement in the sandbox bank with it (pg_cancel_backend), and the bank never has the transfer. At 2 s a loaded
+      // full run got there first (p-call-1: 0 calls, 2026-11-30); the lease stays twice the timeout (Settings.ts).
       const vars = {
         PORT: String(yield* Effect.promise(freePort)), DATABASE_URL: dbUrl, DATA_DIR: tempDir("moneycrash-"), LOG_LEVEL: "Error",
-        MONEY_OUT_LEASE_MS: "4000", PROVIDER_TIMEOUT_MS: "2000", MONEY_OUT_COMPLETER_INTERVAL_MS: "200", MONEY_OUT_STATUS_CHECK_AFTER_MS: "600",
+        MONEY_OUT_LEASE_MS: "12000", PROVIDER_TIMEOUT_MS: "6000", MONEY_OUT_COMPLETER_INTERVAL_MS: "200", MONEY_OUT_STATUS_CHECK_AFTER_MS: "600",
         SANDBOX_TRANSFER_REPORT_DELAY_MS: "1000", SANDBOX_TRANSFER_REPORT_INTERVAL_MS: "100"
       }
       const start = Effect.acquireRelease(Effect.promise(() => startService(vars)), (s: Service) => Effect.sync(() => s.child.kill("SIGKILL")))
