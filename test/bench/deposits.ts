@@ -226,7 +226,7 @@ const reconcilerConsumers = (natsPrefix: string) =>
 /**
  * The reconciler consumers' deliveries: how many messages, and how many deliveries beyond one per message. A consumer
  * of an ownership that ended (a killed worker's partitions taken over) is deleted with its count, so `seen` keeps each
- * consumer's last count from earlier readings (`watchDeliveries`); `atLeast` says one had gone, so deliveries it made
+ * consumer's last count from earlier readings (the run's watch, every 2 s); `atLeast` says one had gone, so deliveries it made
  * after its last reading are missing from the figure.
  */
 const consumerDeliveries = (natsPrefix: string, seen: Map<string, number> = new Map()) =>
