@@ -210,7 +210,7 @@ layer(makeTestApp({ workers: false }), { timeout: 60_000, excludeTestServices: t
             expectedAmountKobo: d.expected, surplusKobo: d.credited && d.expected !== null ? Math.min(d.amountKobo, d.overpayment) : 0,
             deficitAfterKobo: d.expected === null ? 0 : d.deficit
           })
-          const account = d.expected === null && d.overpayment === 0 && d.deficit === 0 ? null : { expectedAmountKobo: d.expected, overpayment: d.overpayment, deficit: d.deficit }
+          const account = d.expected === null ? null : { expectedAmountKobo: d.expected, overpayment: d.overpayment, deficit: d.deficit }
           const interested = (yield* consumersOf(yield* deposit(t.tenantId, "test", "p-a", { riskScore: d.riskScore, amountKobo: d.amountKobo, status, account })))["deposit.reconciled"]!
             .includes("automation")
           if (!interested) spared++
